@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dice::cli {
+
+// Command-line arguments of one subcommand: --name value, --name=value, --flag, positionals.
+// Every option a command reads must be declared, so that a mistyped option is an error, not a
+// silently ignored word.
+class Arguments {
+public:
+    // flags: options without a value; options: options with a value.
+    Arguments(const std::vector<std::string>& args, const std::vector<std::string>& flags,
+              const std::vector<std::string>& options);
+
+    bool ok() const { return m_error.empty(); }
+    const std::string& error() const { return m_error; }
+
+    bool flag(const std::string& name) const;
+    bool has(const std::string& name) const;
+    std::string value(const std::string& name, const std::string& fallback = {}) const;
+    int integer(const std::string& name, int fallback) const;
+    double number(const std::string& name, double fallback) const;
+    const std::vector<std::string>& positionals() const { return m_positionals; }
+
+private:
+    std::map<std::string, std::string> m_values;
+    std::vector<std::string> m_flags;
+    std::vector<std::string> m_positionals;
+    std::string m_error;
+};
+
+} // namespace dice::cli

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <torch/torch.h>
+
+#if DICE_TORCH_CUDA
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+#include "core/cuda/torch_cuda_bridge.h"
+
+#include <optional>
+
+namespace dice::torchcuda {
+
+bool builtWithCuda()
+{
+#if DICE_TORCH_CUDA
+    return true;
+#else
+    return false;
+#endif
+}
+
+bool available()
+{
+    return torch::cuda::is_available();
+}
+
+std::string cudaVersion()
+{
+#if DICE_TORCH_CUDA && defined(CUDART_VERSION)
+    return cu::formatCudaVersion(CUDART_VERSION);
+#elif DICE_TORCH_CUDA
+    return "yes";
+#else
+    return "none";
+#endif
+}
+
+struct StreamScope::Impl {
+#if DICE_TORCH_CUDA
+    std::optional<c10::cuda::CUDAStreamGuard> guard;
+#endif
+};
+
+StreamScope::StreamScope(cu::Stream stream, int deviceIndex) : m_impl(std::make_unique<Impl>())
+{
+#if DICE_TORCH_CUDA
+    auto external = c10::cuda::getStreamFromExternal(reinterpret_cast<cudaStream_t>(stream),
+                                                      static_cast<c10::DeviceIndex>(deviceIndex));
+    m_impl->guard.emplace(external);
+#else
+    (void)stream;
+    (void)deviceIndex;
+#endif
+}
+
+StreamScope::~StreamScope() = default;
+
+} // namespace dice::torchcuda

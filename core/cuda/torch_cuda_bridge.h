@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/cuda/cuda_driver.h"
+
+#include <memory>
+#include <string>
+
+// The meeting point of LibTorch's CUDA runtime and the workbench's driver-API code. This header
+// has no LibTorch include; the implementation compiles against both the CPU-only and the CUDA
+// LibTorch.
+namespace dice::torchcuda {
+
+// Whether the LibTorch we were built against has CUDA.
+bool builtWithCuda();
+// Whether LibTorch sees a GPU now.
+bool available();
+// The CUDA version LibTorch was built with ("13.0"), or "none".
+std::string cudaVersion();
+
+// Makes LibTorch's current stream on a device be one of ours for the scope's lifetime, so that
+// reference operators and our launches are ordered on one stream. A no-op without CUDA LibTorch.
+class StreamScope {
+public:
+    StreamScope(cu::Stream stream, int deviceIndex);
+    ~StreamScope();
+    StreamScope(const StreamScope&) = delete;
+    StreamScope& operator=(const StreamScope&) = delete;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace dice::torchcuda
