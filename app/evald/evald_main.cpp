@@ -26,14 +26,14 @@ int main(int argc, char** argv)
     }
     std::ios::sync_with_stdio(false);
     dice::WorkerService service;
-    const auto emit = [](const nlohmann::json& message) {
+    const auto send = [](const nlohmann::json& message) {
         std::cout << message.dump() << "\n" << std::flush;
     };
     std::string line;
     while (std::getline(std::cin, line)) {
         if (line.empty())
             continue;
-        if (!service.handleLine(line, emit))
+        if (!service.handleLine(line, send))
             break;
     }
     return 0;

@@ -115,6 +115,38 @@ bool parseHeader(const std::string& line, Diagnostic& out)
     return false;
 }
 
+// "ptxas warning : text" and "ptxas error   : text": the assembler's own messages, with no
+// source location.
+bool parsePtxasMessage(const std::string& line, Diagnostic& out)
+{
+    if (!startsWith(line, "ptxas "))
+        return false;
+    size_t pos = line.find_first_not_of(' ', 6);
+    if (pos == std::string::npos)
+        return false;
+    Severity severity;
+    if (line.compare(pos, 7, "warning") == 0) {
+        severity = Severity::Warning;
+        pos += 7;
+    } else if (line.compare(pos, 5, "error") == 0 || line.compare(pos, 5, "fatal") == 0) {
+        severity = Severity::Error;
+        pos += 5;
+    } else {
+        return false;
+    }
+    pos = line.find_first_not_of(' ', pos);
+    if (pos == std::string::npos || line[pos] != ':')
+        return false;
+    out.file = "ptxas";
+    out.line = 0;
+    out.column = 0;
+    out.severity = severity;
+    out.code.clear();
+    const size_t text = line.find_first_not_of(' ', pos + 1);
+    out.message = text == std::string::npos ? std::string() : line.substr(text);
+    return true;
+}
+
 } // namespace
 
 std::vector<Diagnostic> parseNvrtcLog(const std::string& log)
@@ -123,6 +155,10 @@ std::vector<Diagnostic> parseNvrtcLog(const std::string& log)
     const auto lines = splitLines(log);
     for (size_t i = 0; i < lines.size(); ++i) {
         Diagnostic d;
+        if (parsePtxasMessage(lines[i], d)) {
+            diagnostics.push_back(d);
+            continue;
+        }
         if (!parseHeader(lines[i], d))
             continue;
         // NVRTC echoes the source line indented by two spaces and marks the column with a caret
@@ -137,6 +173,15 @@ std::vector<Diagnostic> parseNvrtcLog(const std::string& log)
                 d.column = static_cast<int>(caret - 2) + 1;
                 i += 2;
             }
+        }
+        // Template errors continue with indented "detected during ..." lines.
+        while (i + 1 < lines.size()) {
+            const std::string& next = lines[i + 1];
+            const size_t text = next.find_first_not_of(' ');
+            if (text == std::string::npos || text < 4 || next.compare(text, 9, "detected ") != 0)
+                break;
+            d.message += " (" + next.substr(text) + ")";
+            ++i;
         }
         diagnostics.push_back(d);
     }

@@ -11,17 +11,17 @@ namespace dice {
 
 WorkerService::WorkerService()
 {
-    addHandler("hello", [this](const protocol::Request& request, const Emit& emit) {
+    addHandler("hello", [this](const protocol::Request& request, const Emit& send) {
         nlohmann::json requests = nlohmann::json::array({"shutdown"});
         for (const auto& entry : m_handlers)
             requests.push_back(entry.first);
-        emit(protocol::makeResult(
+        send(protocol::makeResult(
             request.id, {{"worker", {{"name", protocol::kName}, {"version", kProductVersion}}},
                          {"pid", static_cast<long long>(getpid())},
                          {"requests", requests}}));
     });
-    addHandler("device_info", [](const protocol::Request& request, const Emit& emit) {
-        emit(protocol::makeResult(request.id, {{"system", toJson(collectSystemInfo())}}));
+    addHandler("device_info", [](const protocol::Request& request, const Emit& send) {
+        send(protocol::makeResult(request.id, {{"system", toJson(collectSystemInfo())}}));
     });
 }
 
@@ -30,29 +30,29 @@ void WorkerService::addHandler(const std::string& type, Handler handler)
     m_handlers[type] = std::move(handler);
 }
 
-bool WorkerService::handleLine(const std::string& line, const Emit& emit)
+bool WorkerService::handleLine(const std::string& line, const Emit& send)
 {
     protocol::Request request;
     try {
         request = protocol::parseRequest(line);
     } catch (const Error& e) {
         // A request we cannot read has no trustworthy id; -1 tells the caller so.
-        emit(protocol::makeError(-1, e.what()));
+        send(protocol::makeError(-1, e.what()));
         return true;
     }
     if (request.type == "shutdown") {
-        emit(protocol::makeResult(request.id, {{"shutdown", true}}));
+        send(protocol::makeResult(request.id, {{"shutdown", true}}));
         return false;
     }
     auto found = m_handlers.find(request.type);
     if (found == m_handlers.end()) {
-        emit(protocol::makeError(request.id, "unknown request type \"" + request.type + "\""));
+        send(protocol::makeError(request.id, "unknown request type \"" + request.type + "\""));
         return true;
     }
     try {
-        found->second(request, emit);
+        found->second(request, send);
     } catch (const std::exception& e) {
-        emit(protocol::makeError(request.id, e.what()));
+        send(protocol::makeError(request.id, e.what()));
     }
     return true;
 }

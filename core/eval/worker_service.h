@@ -21,7 +21,7 @@ public:
 
     void addHandler(const std::string& type, Handler handler);
     // Handles one line. Returns false when the request was "shutdown".
-    bool handleLine(const std::string& line, const Emit& emit);
+    bool handleLine(const std::string& line, const Emit& send);
 
 private:
     std::map<std::string, Handler> m_handlers;

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The GPU check. On a CUDA machine with a CUDA PyTorch but no Qt: builds core, the CLI and the
+# worker against PyTorch's LibTorch, runs `dice selftest` and the benchmarks, and writes their
+# result files (JSON with the command, GPU, driver, CUDA and LibTorch versions) to OUTDIR.
+#
+#   scripts/gpu-check.sh [OUTDIR] [STEP...]
+#
+# OUTDIR defaults to bench/results. STEPs default to all of them: selftest, then every benchmark
+# this version has. DICE_DEPS_PREFIX names a prefix of build dependencies prepared by
+# scripts/gpu-deps-bundle.sh when the machine lacks them.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+out="${1:-$here/bench/results}"
+shift || true
+steps=("$@")
+if ((${#steps[@]} == 0)); then
+    steps=(selftest)
+fi
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+
+python="${PYTHON:-python3}"
+torch_prefix="$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+prefix_path="$torch_prefix"
+if [[ -n "${DICE_DEPS_PREFIX:-}" ]]; then
+    deps="$(cd "$DICE_DEPS_PREFIX" && pwd)"
+    prefix_path="$deps/usr;$prefix_path"
+    export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
+cupti_hints="$("$python" -c 'import nvidia.cuda_cupti, os; d=os.path.dirname(nvidia.cuda_cupti.__file__); print(d + "/lib;" + d + "/include")' 2>/dev/null || true)"
+
+build="$here/build/gpu"
+cmake -S "$here" -B "$build" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DDICE_GUI=OFF -DDICE_CUDA=ON -DDICE_BUILD_TESTS=OFF \
+    -DCMAKE_PREFIX_PATH="$prefix_path" \
+    -DDICE_CUPTI_HINTS="$cupti_hints"
+cmake --build "$build" --target dice dice-evald
+
+dice="$build/bin/dice"
+status=0
+for step in "${steps[@]}"; do
+    case "$step" in
+    selftest)
+        "$dice" info
+        "$dice" selftest --output "$out/selftest-$("$dice" info --json | "$python" -c 'import json,sys; d=json.load(sys.stdin)["devices"]; print((d[0]["name"] if d else "cpu").lower().replace(" ", "-"))').json" || status=1
+        ;;
+    *)
+        echo "gpu-check: unknown step '$step'" >&2
+        status=2
+        ;;
+    esac
+done
+exit $status

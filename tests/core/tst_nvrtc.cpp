@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/common/file_util.h"
+#include "core/cuda/compile_log_parser.h"
+#include "core/cuda/nvrtc_compiler.h"
+
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+class TestNvrtc : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Golden files: real NVRTC logs (tests/fixtures/nvrtc/*.log) and what must be read from them.
+    void goldenLogs_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char* name : {"undefined", "syntax", "multiple", "template", "resources", "spill"})
+            QTest::newRow(name) << QString::fromLatin1(name);
+    }
+
+    void goldenLogs()
+    {
+        QFETCH(QString, name);
+        const std::string base = std::string(DICE_TEST_FIXTURES) + "/nvrtc/" + name.toStdString();
+        const std::string log = dice::readTextFile(base + ".log");
+        const json expected = json::parse(dice::readTextFile(base + ".expected.json"));
+        const auto diagnostics = dice::parseNvrtcLog(log);
+        QCOMPARE(diagnostics.size(), expected["diagnostics"].size());
+        for (size_t i = 0; i < diagnostics.size(); ++i) {
+            const auto& d = diagnostics[i];
+            const auto& e = expected["diagnostics"][i];
+            QCOMPARE(d.file, e["file"].get<std::string>());
+            QCOMPARE(d.line, e["line"].get<int>());
+            QCOMPARE(d.column, e["column"].get<int>());
+            QCOMPARE(dice::toString(d.severity), e["severity"].get<std::string>());
+            QCOMPARE(d.code, e["code"].get<std::string>());
+            QCOMPARE(d.message, e["message"].get<std::string>());
+        }
+        const auto resources = dice::parsePtxasInfo(log);
+        QCOMPARE(resources.size(), expected["resources"].size());
+        for (size_t i = 0; i < resources.size(); ++i) {
+            const auto& r = resources[i];
+            const auto& e = expected["resources"][i];
+            QCOMPARE(r.function, e["function"].get<std::string>());
+            QCOMPARE(r.architecture, e["architecture"].get<std::string>());
+            QCOMPARE(r.registers, e["registers"].get<int>());
+            QCOMPARE(r.barriers, e["barriers"].get<int>());
+            QCOMPARE(r.sharedBytes, e["shared"].get<int>());
+            QCOMPARE(r.stackFrameBytes, e["stack"].get<int>());
+            QCOMPARE(r.spillStoreBytes, e["spill_stores"].get<int>());
+            QCOMPARE(r.spillLoadBytes, e["spill_loads"].get<int>());
+        }
+    }
+
+    void parsersSurviveGarbage()
+    {
+        const std::string inputs[] = {"",
+                                      "(",
+                                      "x(99999999999999999999): error: y",
+                                      "f(3): error",
+                                      "f(3): warning #: m",
+                                      "ptxas info    : Compiling entry function 'unterminated",
+                                      "ptxas         .  bytes stack frame",
+                                      "ptxas warning",
+                                      std::string(100000, '^'),
+                                      "a.cu(1): error: m\n  x\n  ^"};
+        for (const auto& input : inputs) {
+            const auto d = dice::parseNvrtcLog(input);
+            const auto r = dice::parsePtxasInfo(input);
+            QVERIFY(d.size() <= 2);
+            QVERIFY(r.size() <= 1);
+        }
+    }
+
+    void brokenKernelReportsFileLineMessage()
+    {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        dice::NvrtcCompiler compiler;
+        const std::string source = "extern \"C\" __global__ void k(float* y)\n"
+                                   "{\n"
+                                   "    y[threadIdx.x] = missing_name;\n"
+                                   "}\n";
+        const auto result = compiler.compile(source, "my_kernel.cu");
+        QVERIFY(!result.ok);
+        QCOMPARE(result.errorCount(), 1);
+        const auto& d = result.diagnostics.front();
+        QCOMPARE(d.file, std::string("my_kernel.cu"));
+        QCOMPARE(d.line, 3);
+        QCOMPARE(d.column, 22);
+        QVERIFY(d.message.find("missing_name") != std::string::npos);
+        QVERIFY(result.cubin.empty());
+    }
+
+    void compilesToPtxAndCubinWithResources()
+    {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        dice::NvrtcCompiler compiler;
+        dice::CompileOptions options;
+        options.architecture = "sm_80";
+        const std::string source = "#include <cuda_fp16.h>\n"
+                                   "extern \"C\" __global__ void h(const __half* x, float* y)\n"
+                                   "{\n"
+                                   "    __shared__ float s[128];\n"
+                                   "    s[threadIdx.x] = __half2float(x[threadIdx.x]);\n"
+                                   "    __syncthreads();\n"
+                                   "    y[threadIdx.x] = s[127 - threadIdx.x];\n"
+                                   "}\n";
+        const auto result = compiler.compile(source, "h.cu", options);
+        QVERIFY2(result.ok, result.log.c_str());
+        QCOMPARE(result.architecture, std::string("sm_80"));
+        QVERIFY(result.ptx.find(".target sm_80") != std::string::npos);
+        QVERIFY(result.ptx.find(".loc") != std::string::npos); // -lineinfo
+        QVERIFY(result.cubin.compare(0, 4, "\x7f" "ELF") == 0);
+        QCOMPARE(result.resources.size(), size_t(1));
+        QCOMPARE(result.resources[0].function, std::string("h"));
+        QCOMPARE(result.resources[0].sharedBytes, 512);
+        QCOMPARE(result.resources[0].barriers, 1);
+        QVERIFY(result.resources[0].registers > 0);
+
+        const auto again = compiler.compile(source, "h.cu", options);
+        QVERIFY(again.fromCache);
+        QCOMPARE(compiler.cacheHits(), size_t(1));
+        options.architecture = "sm_90";
+        QVERIFY(!compiler.compile(source, "h.cu", options).fromCache);
+    }
+
+    void templatesThroughNameExpressions()
+    {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        dice::NvrtcCompiler compiler;
+        dice::CompileOptions options;
+        options.nameExpressions = {"scale<float, 4>", "scale<double, 2>"};
+        const std::string source = "template <typename T, int N>\n"
+                                   "__global__ void scale(T* x) { x[threadIdx.x] *= T(N); }\n";
+        const auto result = compiler.compile(source, "t.cu", options);
+        QVERIFY2(result.ok, result.log.c_str());
+        QCOMPARE(result.loweredNames.size(), size_t(2));
+        QVERIFY(result.loweredNames.at("scale<float, 4>").rfind("_Z", 0) == 0);
+        QVERIFY(result.ptx.find(result.loweredNames.at("scale<double, 2>")) != std::string::npos);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestNvrtc)
+#include "tst_nvrtc.moc"

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "widgets/shell/workbench_state.h"
+#include "widgets/tasks/task_browser.h"
+#include "widgets/tasks/task_model.h"
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTreeView>
+#include <QtTest>
+
+class TestTaskBrowser : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void modelIsConsistent()
+    {
+        dice::TaskModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setTasks(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks").tasks);
+        QCOMPARE(model.rowCount(), 3);
+        model.setTasks({});
+        QCOMPARE(model.rowCount(model.index(0, 0)), 0);
+    }
+
+    void listsTheBuiltinTasksByLevel()
+    {
+        dice::WorkbenchState state;
+        dice::TaskBrowser browser(&state);
+        const auto suite = dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
+        state.setSuite(suite);
+        auto* model = browser.model();
+        int listed = 0;
+        for (int level = 0; level < 3; ++level) {
+            const QModelIndex parent = model->index(level, 0);
+            for (int row = 0; row < model->rowCount(parent); ++row) {
+                const QModelIndex index = model->index(row, 0, parent);
+                QCOMPARE(index.data(dice::TaskModel::LevelRole).toInt(), level + 1);
+                QVERIFY(suite.find(index.data(dice::TaskModel::TaskNameRole).toString().toStdString()));
+                ++listed;
+            }
+        }
+        QCOMPARE(listed, static_cast<int>(suite.tasks.size()));
+    }
+
+    void selectingATaskShowsItsDescriptionAndReference()
+    {
+        dice::WorkbenchState state;
+        dice::TaskBrowser browser(&state);
+        state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
+        browser.show();
+        QSignalSpy changed(&state, &dice::WorkbenchState::currentTaskChanged);
+        QVERIFY(browser.selectTask("layer_norm"));
+        QCOMPARE(changed.count(), 1);
+        QVERIFY(state.currentTask());
+        QCOMPARE(state.currentTask()->name, std::string("layer_norm"));
+        const QString details = browser.detailsText();
+        QVERIFY(details.contains("Layer normalisation"));
+        QVERIFY(details.contains("Level 1"));
+        QVERIFY(details.contains("x: float32[B, D]"));
+        QVERIFY(details.contains("small [32, 1024]"));
+        QVERIFY(details.contains("weight"));
+        QVERIFY(browser.referenceText().contains("def reference(x: Tensor, weight: Tensor"));
+        QVERIFY(browser.referenceText().contains("torch.layer_norm"));
+        QVERIFY(!browser.selectTask("no_such_task"));
+        QCOMPARE(state.currentTask()->name, std::string("layer_norm"));
+    }
+
+    void clickingARowSelectsIt()
+    {
+        dice::WorkbenchState state;
+        dice::TaskBrowser browser(&state);
+        state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
+        browser.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&browser));
+        QTreeView* view = browser.view();
+        const QModelIndex level2 = view->model()->index(1, 0);
+        const QModelIndex first = view->model()->index(0, 0, level2);
+        QVERIFY(first.isValid());
+        view->scrollTo(first);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(first).center());
+        QVERIFY(state.currentTask());
+        QCOMPARE(state.currentTask()->level, 2);
+    }
+};
+
+QTEST_MAIN(TestTaskBrowser)
+#include "tst_task_browser.moc"

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "widgets/shell/main_window.h"
+
+#include "widgets/finetune/finetune_area.h"
+#include "widgets/generate/generate_area.h"
+#include "widgets/infill/infill_area.h"
+#include "widgets/profile/profile_area.h"
+#include "widgets/shell/about_dialog.h"
+#include "widgets/shell/language.h"
+#include "widgets/shell/system_status.h"
+#include "widgets/shell/workbench_state.h"
+#include "widgets/tasks/task_browser.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QIcon>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+
+namespace dice {
+
+MainWindow::MainWindow(WorkbenchState* state, Language* language, QWidget* parent)
+    : QMainWindow(parent), m_state(state), m_language(language)
+{
+    setObjectName(QStringLiteral("MainWindow"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/dice-workbench.svg")));
+    m_areas = new QTabWidget(this);
+    m_areas->setObjectName(QStringLiteral("WorkAreas"));
+    m_areas->setDocumentMode(true);
+    m_generate = new GenerateArea(state, m_areas);
+    m_infill = new InfillArea(state, m_areas);
+    m_profile = new ProfileArea(state, m_areas);
+    m_finetune = new FinetuneArea(state, m_areas);
+    m_areas->addTab(m_generate, QString());
+    m_areas->addTab(m_infill, QString());
+    m_areas->addTab(m_profile, QString());
+    m_areas->addTab(m_finetune, QString());
+    setCentralWidget(m_areas);
+
+    m_browser = new TaskBrowser(state, this);
+    m_browserDock = new QDockWidget(this);
+    m_browserDock->setObjectName(QStringLiteral("TaskBrowserDock"));
+    m_browserDock->setWidget(m_browser);
+    m_browserDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable |
+                               QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, m_browserDock);
+
+    m_status = new SystemStatus(state, this);
+    statusBar()->addPermanentWidget(m_status, 1);
+
+    createMenus();
+    retranslate();
+    restoreSettings();
+    m_status->refresh();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus()
+{
+    m_fileMenu = menuBar()->addMenu(QString());
+    m_openTasks = m_fileMenu->addAction(QString(), this, &MainWindow::openTaskFolder);
+    m_fileMenu->addSeparator();
+    m_quit = m_fileMenu->addAction(QString(), this, &QWidget::close);
+    m_quit->setShortcut(QKeySequence::Quit);
+
+    m_viewMenu = menuBar()->addMenu(QString());
+    m_viewMenu->addAction(m_browserDock->toggleViewAction());
+
+    m_languageMenu = menuBar()->addMenu(QString());
+    m_languageGroup = new QActionGroup(this);
+    for (const QString& code : Language::available()) {
+        QAction* action = m_languageMenu->addAction(Language::displayName(code));
+        action->setCheckable(true);
+        action->setData(code);
+        action->setChecked(code == m_language->current());
+        m_languageGroup->addAction(action);
+    }
+    connect(m_languageGroup, &QActionGroup::triggered, this, [this](QAction* action) {
+        const QString code = action->data().toString();
+        if (!m_language->apply(code))
+            QMessageBox::warning(this, tr("Language"),
+                                 tr("The translation for %1 could not be loaded.")
+                                     .arg(Language::displayName(code)));
+        QSettings().setValue(QStringLiteral("language"), m_language->current());
+    });
+    connect(m_language, &Language::changed, this, [this](const QString& code) {
+        for (QAction* action : m_languageGroup->actions())
+            action->setChecked(action->data().toString() == code);
+    });
+
+    m_helpMenu = menuBar()->addMenu(QString());
+    m_about = m_helpMenu->addAction(QString(), this, &MainWindow::showAbout);
+    m_aboutQt = m_helpMenu->addAction(QString(), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::LanguageChange)
+        retranslate();
+    QMainWindow::changeEvent(event);
+}
+
+void MainWindow::retranslate()
+{
+    setWindowTitle(tr("DICE Workbench"));
+    m_areas->setTabText(GenerateIndex, tr("Generate"));
+    m_areas->setTabText(InfillIndex, tr("Infill"));
+    m_areas->setTabText(ProfileIndex, tr("Profile"));
+    m_areas->setTabText(FinetuneIndex, tr("Fine-tune"));
+    m_areas->setTabToolTip(GenerateIndex, tr("Watch the model sculpt a kernel out of masked tokens"));
+    m_areas->setTabToolTip(InfillIndex, tr("Let the model fill the holes of a kernel skeleton"));
+    m_areas->setTabToolTip(ProfileIndex, tr("Compile, check and time a kernel"));
+    m_areas->setTabToolTip(FinetuneIndex, tr("Fine-tune the model with reinforcement learning"));
+    m_browserDock->setWindowTitle(tr("Tasks"));
+    m_fileMenu->setTitle(tr("&File"));
+    m_openTasks->setText(tr("Open &task folder…"));
+    m_quit->setText(tr("&Quit"));
+    m_viewMenu->setTitle(tr("&View"));
+    m_languageMenu->setTitle(tr("&Language"));
+    m_helpMenu->setTitle(tr("&Help"));
+    m_about->setText(tr("&About DICE Workbench"));
+    m_aboutQt->setText(tr("About &Qt"));
+    if (!m_taskProblems.isEmpty())
+        statusBar()->showMessage(m_taskProblems);
+}
+
+void MainWindow::loadTasks(const QString& directory)
+{
+    TaskSuite suite = loadTaskSuite(directory.toStdString());
+    m_taskProblems.clear();
+    if (!suite.problems.empty()) {
+        m_taskProblems = tr("%n task file(s) could not be read; the first: %1", nullptr,
+                            static_cast<int>(suite.problems.size()))
+                             .arg(QString::fromStdString(suite.problems.front().message));
+        statusBar()->showMessage(m_taskProblems);
+    }
+    m_state->setSuite(std::move(suite));
+}
+
+void MainWindow::openTaskFolder()
+{
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open task folder"));
+    if (!dir.isEmpty())
+        loadTasks(dir);
+}
+
+void MainWindow::showAbout()
+{
+    AboutDialog dialog(m_state, this);
+    dialog.exec();
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+        resize(1400, 860);
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    m_areas->setCurrentIndex(settings.value(QStringLiteral("window/area"), GenerateIndex).toInt());
+}
+
+void MainWindow::saveSettings()
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    settings.setValue(QStringLiteral("window/area"), m_areas->currentIndex());
+    if (const Task* task = m_state->currentTask())
+        settings.setValue(QStringLiteral("task/current"), QString::fromStdString(task->name));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    saveSettings();
+    event->accept();
+}
+
+} // namespace dice

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QMainWindow>
+
+class QAction;
+class QActionGroup;
+class QDockWidget;
+class QMenu;
+class QTabWidget;
+
+namespace dice {
+
+class FinetuneArea;
+class GenerateArea;
+class InfillArea;
+class Language;
+class ProfileArea;
+class SystemStatus;
+class TaskBrowser;
+class WorkbenchState;
+
+// The main window: the task browser on the left, the four work areas (Generate, Infill, Profile,
+// Fine-tune) in the middle, the machine's facts in the status bar. Geometry, the open area, the
+// current task and the language are kept across runs.
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    MainWindow(WorkbenchState* state, Language* language, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    enum Area { GenerateIndex, InfillIndex, ProfileIndex, FinetuneIndex };
+
+    QTabWidget* areas() const { return m_areas; }
+    TaskBrowser* taskBrowser() const { return m_browser; }
+    GenerateArea* generateArea() const { return m_generate; }
+    InfillArea* infillArea() const { return m_infill; }
+    ProfileArea* profileArea() const { return m_profile; }
+    FinetuneArea* finetuneArea() const { return m_finetune; }
+    SystemStatus* systemStatus() const { return m_status; }
+
+    // Loads the task suite from a folder into the state; reports problems in the status bar.
+    void loadTasks(const QString& directory);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    void createMenus();
+    void retranslate();
+    void restoreSettings();
+    void saveSettings();
+    void openTaskFolder();
+    void showAbout();
+
+    WorkbenchState* m_state;
+    Language* m_language;
+    QTabWidget* m_areas;
+    GenerateArea* m_generate;
+    InfillArea* m_infill;
+    ProfileArea* m_profile;
+    FinetuneArea* m_finetune;
+    TaskBrowser* m_browser;
+    QDockWidget* m_browserDock;
+    SystemStatus* m_status;
+
+    QMenu* m_fileMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QMenu* m_languageMenu = nullptr;
+    QMenu* m_helpMenu = nullptr;
+    QAction* m_openTasks = nullptr;
+    QAction* m_quit = nullptr;
+    QAction* m_about = nullptr;
+    QAction* m_aboutQt = nullptr;
+    QActionGroup* m_languageGroup = nullptr;
+    QString m_taskProblems;
+};
+
+} // namespace dice

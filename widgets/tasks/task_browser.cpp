@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "widgets/tasks/task_browser.h"
+
+#include "widgets/editor/code_editor.h"
+#include "widgets/shell/workbench_state.h"
+#include "widgets/tasks/task_model.h"
+
+#include <QEvent>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace dice {
+
+namespace {
+
+QString shapeText(const Task& task, const TensorSpec& spec)
+{
+    QStringList dims;
+    for (const auto& d : spec.shape)
+        dims << QString::fromStdString(d.text);
+    QString text = QStringLiteral("%1: %2[%3]")
+                       .arg(QString::fromStdString(spec.name),
+                            QString::fromStdString(toString(spec.dtype)), dims.join(", "));
+    for (const char* preset : {"small", "bench"}) {
+        if (!task.hasPreset(preset))
+            continue;
+        QStringList sizes;
+        for (auto v : task.shape(spec, preset))
+            sizes << QString::number(v);
+        text += QStringLiteral(" · %1 [%2]").arg(QString::fromLatin1(preset), sizes.join(", "));
+    }
+    return text;
+}
+
+} // namespace
+
+TaskBrowser::TaskBrowser(WorkbenchState* state, QWidget* parent)
+    : QWidget(parent), m_state(state), m_model(new TaskModel(this)),
+      m_proxy(new QSortFilterProxyModel(this))
+{
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setRecursiveFilteringEnabled(true);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_proxy->setFilterKeyColumn(-1);
+
+    m_filter = new QLineEdit(this);
+    m_filter->setClearButtonEnabled(true);
+    connect(m_filter, &QLineEdit::textChanged, this, [this](const QString& text) {
+        m_proxy->setFilterFixedString(text);
+        m_view->expandAll();
+    });
+
+    m_view = new QTreeView(this);
+    m_view->setModel(m_proxy);
+    m_view->setUniformRowHeights(true);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_view->setColumnHidden(TaskModel::FamilyColumn, true);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            &TaskBrowser::onSelectionChanged);
+
+    m_heading = new QLabel(this);
+    m_heading->setWordWrap(true);
+    m_heading->setTextFormat(Qt::RichText);
+    m_details = new QTextBrowser(this);
+    m_reference = new CodeEditor(this);
+    m_reference->setLanguage(CodeEditor::Language::Python);
+    m_reference->setReadOnly(true);
+    m_module = new CodeEditor(this);
+    m_module->setLanguage(CodeEditor::Language::Python);
+    m_module->setReadOnly(true);
+    m_tabs = new QTabWidget(this);
+    m_tabs->addTab(m_details, QString());
+    m_tabs->addTab(m_reference, QString());
+    m_tabs->addTab(m_module, QString());
+
+    auto* lower = new QWidget(this);
+    auto* lowerLayout = new QVBoxLayout(lower);
+    lowerLayout->setContentsMargins(0, 0, 0, 0);
+    lowerLayout->addWidget(m_heading);
+    lowerLayout->addWidget(m_tabs, 1);
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    auto* upper = new QWidget(this);
+    auto* upperLayout = new QVBoxLayout(upper);
+    upperLayout->setContentsMargins(0, 0, 0, 0);
+    upperLayout->addWidget(m_filter);
+    upperLayout->addWidget(m_view, 1);
+    splitter->addWidget(upper);
+    splitter->addWidget(lower);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 3);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(splitter);
+
+    connect(m_state, &WorkbenchState::suiteChanged, this, [this] {
+        m_model->setTasks(m_state->suite().tasks);
+        m_view->expandAll();
+    });
+    connect(m_state, &WorkbenchState::currentTaskChanged, this, &TaskBrowser::showCurrentTask);
+    m_model->setTasks(m_state->suite().tasks);
+    m_view->expandAll();
+    retranslate();
+    showCurrentTask();
+}
+
+void TaskBrowser::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::LanguageChange)
+        retranslate();
+    QWidget::changeEvent(event);
+}
+
+void TaskBrowser::retranslate()
+{
+    m_filter->setPlaceholderText(tr("Filter tasks"));
+    m_tabs->setTabText(0, tr("Description"));
+    m_tabs->setTabText(1, tr("Reference"));
+    m_tabs->setTabText(2, tr("PyTorch module"));
+    m_model->setTasks(m_state->suite().tasks);
+    m_view->expandAll();
+    showCurrentTask();
+}
+
+bool TaskBrowser::selectTask(const QString& name)
+{
+    for (int level = 0; level < m_model->rowCount(); ++level) {
+        const QModelIndex parent = m_model->index(level, 0);
+        for (int row = 0; row < m_model->rowCount(parent); ++row) {
+            const QModelIndex index = m_model->index(row, 0, parent);
+            if (index.data(TaskModel::TaskNameRole).toString() == name) {
+                m_view->setCurrentIndex(m_proxy->mapFromSource(index));
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+void TaskBrowser::onSelectionChanged()
+{
+    const QModelIndex index = m_proxy->mapToSource(m_view->currentIndex());
+    const QString name = index.data(TaskModel::TaskNameRole).toString();
+    if (!name.isEmpty())
+        m_state->setCurrentTask(name);
+}
+
+void TaskBrowser::showCurrentTask()
+{
+    const Task* task = m_state->currentTask();
+    if (!task) {
+        m_heading->setText(tr("<i>Select a task to see its description and reference.</i>"));
+        m_details->clear();
+        m_reference->setText(QString());
+        m_module->setText(QString());
+        return;
+    }
+    m_heading->setText(QStringLiteral("<b>%1</b> · %2")
+                           .arg(QString::fromStdString(task->title).toHtmlEscaped(),
+                                TaskModel::levelName(task->level).toHtmlEscaped()));
+    QString html = QStringLiteral("<p>%1</p>")
+                       .arg(QString::fromStdString(task->description).toHtmlEscaped());
+    html += QStringLiteral("<p><b>%1</b></p><ul>").arg(tr("Inputs").toHtmlEscaped());
+    for (const auto& spec : task->inputs)
+        html += QStringLiteral("<li><tt>%1</tt></li>").arg(shapeText(*task, spec).toHtmlEscaped());
+    html += QStringLiteral("</ul>");
+    if (!task->parameters.empty()) {
+        html += QStringLiteral("<p><b>%1</b></p><ul>").arg(tr("Parameters").toHtmlEscaped());
+        for (const auto& spec : task->parameters)
+            html += QStringLiteral("<li><tt>%1</tt></li>")
+                        .arg(shapeText(*task, spec).toHtmlEscaped());
+        html += QStringLiteral("</ul>");
+    }
+    const Tolerance fp32 = task->tolerance(DType::Float32);
+    html += QStringLiteral("<p>%1</p>")
+                .arg(tr("Tolerance (float32): atol %1, rtol %2")
+                         .arg(fp32.atol)
+                         .arg(fp32.rtol)
+                         .toHtmlEscaped());
+    m_details->setHtml(html);
+    m_reference->setText(QString::fromStdString(task->reference));
+    m_module->setText(QString::fromStdString(task->pytorchModule));
+}
+
+QString TaskBrowser::detailsText() const
+{
+    return m_heading->text() + "\n" + m_details->toPlainText();
+}
+
+QString TaskBrowser::referenceText() const
+{
+    return m_reference->text();
+}
+
+} // namespace dice

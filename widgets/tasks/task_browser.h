@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include <QWidget>
+
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTabWidget;
+class QTextBrowser;
+class QTreeView;
+
+namespace dice {
+
+class CodeEditor;
+class TaskModel;
+class WorkbenchState;
+
+// Lists the tasks of the suite and shows the selected one: its description, inputs, the reference
+// (TorchScript) and the PyTorch module used in prompts. Selecting a task makes it current.
+class TaskBrowser : public QWidget {
+    Q_OBJECT
+public:
+    explicit TaskBrowser(WorkbenchState* state, QWidget* parent = nullptr);
+
+    QTreeView* view() const { return m_view; }
+    TaskModel* model() const { return m_model; }
+    // Text of the details pane and the reference code shown (tests read them).
+    QString detailsText() const;
+    QString referenceText() const;
+    // Selects a task by name; returns false when there is none.
+    bool selectTask(const QString& name);
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void retranslate();
+    void showCurrentTask();
+    void onSelectionChanged();
+
+    WorkbenchState* m_state;
+    TaskModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QLineEdit* m_filter;
+    QTreeView* m_view;
+    QLabel* m_heading;
+    QTabWidget* m_tabs;
+    QTextBrowser* m_details;
+    CodeEditor* m_reference;
+    CodeEditor* m_module;
+};
+
+} // namespace dice
