@@ -40,12 +40,16 @@ cmake -S "$here" -B "$build" -G Ninja \
 cmake --build "$build" --target dice dice-evald
 
 dice="$build/bin/dice"
+device="$("$dice" info --json | "$python" -c 'import json,sys; d=json.load(sys.stdin)["devices"]; print((d[0]["name"] if d else "cpu").lower().replace(" ", "-"))')"
+# Result files record the command that made them; run from the output folder so that it names
+# files, not folders of this machine.
+cd "$out"
 status=0
 for step in "${steps[@]}"; do
     case "$step" in
     selftest)
         "$dice" info
-        "$dice" selftest --output "$out/selftest-$("$dice" info --json | "$python" -c 'import json,sys; d=json.load(sys.stdin)["devices"]; print((d[0]["name"] if d else "cpu").lower().replace(" ", "-"))').json" || status=1
+        "$dice" selftest --output "selftest-$device.json" || status=1
         ;;
     *)
         echo "gpu-check: unknown step '$step'" >&2

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Prepares, on a Debian 12 machine with network, the build dependencies that a GPU machine without
-# network may lack (PCRE2, ICU, SQLite and nlohmann-json headers and libraries), unpacked into one
+# network may lack (PCRE2, SQLite and nlohmann-json headers and libraries), unpacked into one
 # prefix that scripts/gpu-check.sh takes through DICE_DEPS_PREFIX.
 #
 #   scripts/gpu-deps-bundle.sh DIR
@@ -10,7 +10,7 @@ out="${1:?usage: gpu-deps-bundle.sh DIR}"
 mkdir -p "$out/debs"
 out="$(cd "$out" && pwd)"
 packages=(libpcre2-dev libpcre2-8-0 libpcre2-16-0 libpcre2-32-0 libpcre2-posix3
-          libicu-dev libicu72 libsqlite3-dev libsqlite3-0 nlohmann-json3-dev)
+          libsqlite3-dev libsqlite3-0 nlohmann-json3-dev)
 cd "$out/debs"
 apt-get download "${packages[@]}"
 for deb in *.deb; do

@@ -25,6 +25,15 @@ for p in "${packages[@]}"; do
     fi
 done
 
+# Node.js runs the reference tokenizer in the tests. Any Node.js 18 or later serves; Debian's
+# packages are used only when none is installed (another vendor's nodejs bundles npm).
+if ! command -v node >/dev/null 2>&1; then
+    missing+=(nodejs)
+fi
+if ! command -v npm >/dev/null 2>&1; then
+    missing+=(npm)
+fi
+
 if ((${#missing[@]})); then
     echo "setup: installing ${missing[*]}"
     sudo=""

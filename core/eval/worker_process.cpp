@@ -118,7 +118,7 @@ bool WorkerProcess::start(std::string* error)
             ::close(fd);
         ::execv(argv[0], argv.data());
         const char message[] = "dice-evald: exec failed\n";
-        ::write(2, message, sizeof(message) - 1);
+        [[maybe_unused]] const ssize_t written = ::write(2, message, sizeof(message) - 1);
         ::_exit(127);
     }
     ::close(in[0]);

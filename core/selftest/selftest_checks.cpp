@@ -219,12 +219,13 @@ void checkLaunch(CheckResult& result)
         const auto expected = a * x + y;
         rig.stream.synchronize();
         const double error = (out - expected).abs().max().item<double>();
-        if (!(error <= 1e-6))
+        // Contraction into a fused multiply-add may differ from LibTorch's rounding by an ulp.
+        if (!(error <= 1e-5))
             throw Error("kernel output differs from LibTorch by " + std::to_string(error));
         result.data["max_abs_error"] = error;
         result.data["tensors"] = "libtorch-cuda";
         result.message = "launched the NVRTC kernel on LibTorch CUDA tensors; max |error| " +
-                         std::to_string(error);
+                         format(error, 7);
     } else {
         const auto x = torch::randn({n});
         const auto y = torch::randn({n});
@@ -237,7 +238,7 @@ void checkLaunch(CheckResult& result)
         auto out = torch::empty({n});
         dout.download(out.data_ptr(), bytes);
         const double error = (out - (a * x + y)).abs().max().item<double>();
-        if (!(error <= 1e-6))
+        if (!(error <= 1e-5))
             throw Error("kernel output differs from LibTorch (CPU) by " + std::to_string(error));
         result.data["max_abs_error"] = error;
         result.data["tensors"] = "driver-buffers";

@@ -4,6 +4,7 @@
 #include "core/common/version.h"
 #include "core/cuda/cuda_driver.h"
 #include "core/cuda/cupti_tracer.h"
+#include "core/cuda/driver_release.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/torch_cuda_bridge.h"
 #include "core/system/libtorch_info.h"
@@ -90,6 +91,7 @@ SystemInfo collectSystemInfo()
     const auto& driver = cu::Driver::instance();
     info.driverAvailable = driver.available();
     info.driverVersion = cu::formatCudaVersion(driver.version());
+    info.driverRelease = nvidiaDriverRelease();
     info.driverStatus = driver.available() ? "ok" : driver.unavailableReason();
     info.devices = queryDevices();
     return info;
@@ -135,7 +137,9 @@ nlohmann::json toJson(const SystemInfo& info)
         {"cuda", {{"toolkit", info.cudaToolkitVersion}, {"nvrtc", info.nvrtcVersion},
                   {"cupti", info.cuptiVersion}, {"include_dir_found", !info.cudaIncludeDirectory.empty()},
                   {"driver_available", info.driverAvailable},
-                  {"driver_version", info.driverVersion}, {"driver_status", info.driverStatus}}},
+                  {"driver_version", info.driverVersion},
+                  {"driver_release", info.driverRelease},
+                  {"driver_status", info.driverStatus}}},
         {"devices", devices}};
 }
 
@@ -158,6 +162,7 @@ SystemInfo systemInfoFromJson(const nlohmann::json& json)
     info.cuptiVersion = text(cuda, "cupti");
     info.driverAvailable = cuda.value("driver_available", false);
     info.driverVersion = text(cuda, "driver_version");
+    info.driverRelease = text(cuda, "driver_release");
     info.driverStatus = text(cuda, "driver_status");
     if (json.contains("devices") && json["devices"].is_array()) {
         for (const auto& d : json["devices"]) {
@@ -196,7 +201,10 @@ std::string formatSystemInfo(const SystemInfo& info)
         << (info.cudaIncludeDirectory.empty() ? " (CUDA headers not found)" : "") << "\n";
     out << "CUPTI:           " << info.cuptiVersion << "\n";
     out << "CUDA driver:     "
-        << (info.driverAvailable ? info.driverVersion : "unavailable (" + info.driverStatus + ")")
+        << (info.driverAvailable
+                ? info.driverRelease + (info.driverRelease.empty() ? "" : ", ") + "CUDA " +
+                      info.driverVersion
+                : "unavailable (" + info.driverStatus + ")")
         << "\n";
     if (info.devices.empty()) {
         out << "GPUs:            none\n";

@@ -32,7 +32,8 @@ struct SystemInfo {
     std::string cudaIncludeDirectory;
 
     bool driverAvailable = false;
-    std::string driverVersion; // "13.0", or "none"
+    std::string driverVersion; // CUDA version the driver supports: "13.0", or "none"
+    std::string driverRelease; // the NVIDIA driver's own release: "580.159.04"
     std::string driverStatus;  // why the driver is unavailable
     std::vector<DeviceInfo> devices;
 };

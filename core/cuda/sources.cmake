@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+list(APPEND DICE_CORE_PLAIN_SOURCES
+    cuda/compile_log_parser.cpp
+    cuda/cuda_abi_check.cpp
+    cuda/cuda_context.cpp
+    cuda/cuda_driver.cpp
+    cuda/cupti_tracer.cpp
+    cuda/device_info.cpp
+    cuda/driver_release.cpp
+    cuda/nvrtc_compiler.cpp
+)
+list(APPEND DICE_CORE_TORCH_SOURCES
+    cuda/torch_cuda_bridge.cpp
+)
