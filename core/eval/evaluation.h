@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/cuda/compile_types.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+// The result of evaluating one candidate against one task. One type for both dialects (native and
+// KernelBench), for the run store, the CLI, the GUI and the RL reward.
+namespace dice {
+
+enum class Verdict {
+    Correct,         // compiled, ran, all correctness trials passed, no disqualifying flag
+    Incorrect,       // ran but an output was wrong (value, shape or dtype) or inputs changed
+    CompileError,    // the device code or the host code did not compile
+    InvalidCandidate,// the file does not follow the dialect (sections, signature, ...)
+    RuntimeError,    // a launch failed or the kernel faulted (illegal address, trap, ...)
+    Timeout,         // compile or run took longer than allowed; the worker was restarted
+    Fallback,        // the host code computes with PyTorch operators instead of its kernels
+    NotRun           // compiled, but there is no GPU (or the evaluator was unavailable)
+};
+
+std::string toString(Verdict verdict);
+std::optional<Verdict> parseVerdict(const std::string& text);
+
+// A finding beside the verdict: "fallback", "excessive_speedup", "below_physical_bound",
+// "inputs_mutated", "nondeterministic", "precision_downgrade", "uninitialised_output", ...
+struct EvaluationFlag {
+    std::string code;
+    std::string message;
+};
+
+struct TrialResult {
+    int trial = 0;
+    std::uint64_t seed = 0;
+    bool passed = false;
+    double maxAbsError = 0;
+    double maxRelError = 0;
+    std::string detail; // why it failed, in plain words
+};
+
+struct TimingStats {
+    std::string method; // "cuda_events" or "cupti"
+    int warmups = 0;
+    int trials = 0;
+    double medianMs = 0;
+    double meanMs = 0;
+    double stdMs = 0;
+    double minMs = 0;
+    double maxMs = 0;
+    std::vector<double> samplesMs;
+};
+
+struct EvaluationResult {
+    std::string task;
+    int level = 1;
+    std::string dialect = "native"; // "native" or "kernelbench"
+    std::string preset = "bench";
+    Verdict verdict = Verdict::NotRun;
+    std::string message; // one line a user reads first
+
+    bool compiled = false;
+    double compileMs = 0;
+    std::vector<Diagnostic> diagnostics;
+    std::vector<ResourceUsage> resources;
+
+    std::vector<TrialResult> trials;
+    std::optional<TimingStats> candidateTime;       // CUDA events on our stream
+    std::optional<TimingStats> referenceTime;       // CUDA events on our stream
+    std::optional<TimingStats> candidateKernelTime; // CUPTI: every kernel on every stream
+    std::optional<TimingStats> referenceKernelTime;
+    double speedup = 0;          // reference median / candidate median (events), 0 when not timed
+    double physicalBoundMs = 0;  // max(bytes / peak bandwidth, flops / peak rate), 0 if unknown
+    std::vector<EvaluationFlag> flags;
+
+    std::string device;      // "NVIDIA H200", or "" without a GPU
+    std::string workerState; // "ok", "restarted after a fault", "restarted after a timeout", ...
+    double wallMs = 0;       // the whole evaluation as the caller saw it
+
+    bool hasFlag(const std::string& code) const;
+    // Correct in the paper's sense (compiled and correct). In strict mode a fallback never counts.
+    bool countsAsCorrect(bool strict = true) const;
+};
+
+nlohmann::json toJson(const EvaluationResult& result);
+// Throws dice::Error on malformed input.
+EvaluationResult evaluationFromJson(const nlohmann::json& json);
+
+} // namespace dice
