@@ -11,13 +11,11 @@ namespace {
 
 constexpr char kOpen[] = "{{hole";
 
-bool isIdentifierChar(char c)
-{
+bool isIdentifierChar(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
-bool validName(const std::string& name)
-{
+bool validName(const std::string& name) {
     if (name.empty())
         return true;
     if (std::isdigit(static_cast<unsigned char>(name[0])))
@@ -30,8 +28,7 @@ bool validName(const std::string& name)
 
 // Skips a comment or a string/char literal starting at i; returns the index after it, or i when
 // nothing is there.
-std::size_t skipNonCode(const std::string& s, std::size_t i)
-{
+std::size_t skipNonCode(const std::string& s, std::size_t i) {
     if (s.compare(i, 2, "//") == 0) {
         const std::size_t end = s.find('\n', i);
         return end == std::string::npos ? s.size() : end;
@@ -56,8 +53,7 @@ std::size_t skipNonCode(const std::string& s, std::size_t i)
 }
 
 // Index of the bracket closing the one at `open`, skipping comments and literals; npos if none.
-std::size_t matchBracket(const std::string& s, std::size_t open, char opening, char closing)
-{
+std::size_t matchBracket(const std::string& s, std::size_t open, char opening, char closing) {
     int depth = 0;
     for (std::size_t i = open; i < s.size();) {
         const std::size_t skipped = skipNonCode(s, i);
@@ -76,13 +72,11 @@ std::size_t matchBracket(const std::string& s, std::size_t open, char opening, c
 
 } // namespace
 
-std::string holeMarker(const std::string& name)
-{
+std::string holeMarker(const std::string& name) {
     return name.empty() ? std::string("{{hole}}") : "{{hole:" + name + "}}";
 }
 
-std::vector<Hole> findHoles(const std::string& text)
-{
+std::vector<Hole> findHoles(const std::string& text) {
     std::vector<Hole> holes;
     int line = 1;
     std::size_t lineStart = 0;
@@ -121,15 +115,13 @@ std::vector<Hole> findHoles(const std::string& text)
     return holes;
 }
 
-InfillContext infillContext(const std::string& text, const Hole& hole)
-{
+InfillContext infillContext(const std::string& text, const Hole& hole) {
     if (hole.offset + hole.length > text.size())
         throw Error("the hole lies outside the text");
     return {text.substr(0, hole.offset), text.substr(hole.offset + hole.length)};
 }
 
-std::string fillHole(const std::string& text, const Hole& hole, const std::string& content)
-{
+std::string fillHole(const std::string& text, const Hole& hole, const std::string& content) {
     if (hole.offset + hole.length > text.size() ||
         text.compare(hole.offset, hole.length, holeMarker(hole.name)) != 0)
         throw Error("the hole " + holeMarker(hole.name) + " is no longer at line " +
@@ -138,8 +130,7 @@ std::string fillHole(const std::string& text, const Hole& hole, const std::strin
 }
 
 std::string makeHole(const std::string& text, std::size_t begin, std::size_t end,
-                     const std::string& name)
-{
+                     const std::string& name) {
     if (begin > end || end > text.size())
         throw Error("the selection lies outside the text");
     if (!validName(name))
@@ -151,8 +142,7 @@ std::string makeHole(const std::string& text, std::size_t begin, std::size_t end
     return text.substr(0, begin) + holeMarker(name) + text.substr(end);
 }
 
-std::optional<Skeleton> makeSkeleton(const std::string& candidate)
-{
+std::optional<Skeleton> makeSkeleton(const std::string& candidate) {
     const std::string hostPragma = "#pragma dice host";
     const std::size_t hostAt = candidate.find(hostPragma);
     const std::size_t deviceEnd = hostAt == std::string::npos ? candidate.size() : hostAt;

@@ -8,8 +8,7 @@ namespace dice {
 
 namespace {
 
-std::vector<std::string> splitLines(const std::string& text)
-{
+std::vector<std::string> splitLines(const std::string& text) {
     std::vector<std::string> lines;
     std::size_t start = 0;
     while (start < text.size()) {
@@ -26,8 +25,7 @@ std::vector<std::string> splitLines(const std::string& text)
 
 } // namespace
 
-std::vector<DiffLine> diffLines(const std::string& before, const std::string& after)
-{
+std::vector<DiffLine> diffLines(const std::string& before, const std::string& after) {
     const auto a = splitLines(before);
     const auto b = splitLines(after);
     const int n = static_cast<int>(a.size());
@@ -94,8 +92,7 @@ std::vector<DiffLine> diffLines(const std::string& before, const std::string& af
 }
 
 std::string unifiedDiff(const std::string& before, const std::string& after,
-                        const std::string& beforeName, const std::string& afterName, int context)
-{
+                        const std::string& beforeName, const std::string& afterName, int context) {
     const auto lines = diffLines(before, after);
     const int count = static_cast<int>(lines.size());
     std::vector<int> changes;
@@ -131,7 +128,9 @@ std::string unifiedDiff(const std::string& before, const std::string& after,
             << " @@\n";
         for (int i = start; i < end; ++i) {
             const auto& l = lines[i];
-            out << (l.kind == DiffLine::Kind::Same ? ' ' : l.kind == DiffLine::Kind::Added ? '+' : '-')
+            out << (l.kind == DiffLine::Kind::Same    ? ' '
+                    : l.kind == DiffLine::Kind::Added ? '+'
+                                                      : '-')
                 << l.text << "\n";
         }
     }

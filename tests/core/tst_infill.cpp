@@ -32,8 +32,7 @@ def forward(x: Tensor) -> Tensor:
     return y
 )";
 
-int gnuDiffChangedLines(const std::string& a, const std::string& b)
-{
+int gnuDiffChangedLines(const std::string& a, const std::string& b) {
     QTemporaryDir dir;
     QFile fa(dir.filePath("a")), fb(dir.filePath("b"));
     fa.open(QIODevice::WriteOnly);
@@ -55,9 +54,9 @@ int gnuDiffChangedLines(const std::string& a, const std::string& b)
 class TestInfill : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void findsHoles()
-    {
-        const std::string text = "a\n    {{hole:body}}\nb {{hole}} c {{hole:9x}} {{hole:}} {{hol}}\n";
+    void findsHoles() {
+        const std::string text =
+            "a\n    {{hole:body}}\nb {{hole}} c {{hole:9x}} {{hole:}} {{hol}}\n";
         const auto holes = dice::findHoles(text);
         QCOMPARE(holes.size(), size_t(2));
         QCOMPARE(holes[0].name, std::string("body"));
@@ -69,8 +68,7 @@ private Q_SLOTS:
         QCOMPARE(text.substr(holes[1].offset, holes[1].length), std::string("{{hole}}"));
     }
 
-    void fillsExactlyIntoTheHole()
-    {
+    void fillsExactlyIntoTheHole() {
         const std::string text = "int f() {\n    {{hole:f}}\n}\n";
         const auto holes = dice::findHoles(text);
         const auto filled = dice::fillHole(text, holes[0], "return 1;");
@@ -82,8 +80,7 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(dice::Error, dice::fillHole("x" + text, holes[0], "y"));
     }
 
-    void makesAHoleFromASelection()
-    {
+    void makesAHoleFromASelection() {
         const std::string text = "void k() {\n    int a = 1;\n    a += 2;\n}\n";
         const std::size_t begin = text.find("    int");
         const std::size_t end = text.find("}\n");
@@ -93,8 +90,7 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(dice::Error, dice::makeHole(text, 0, 1, "bad name"));
     }
 
-    void skeletonKeepsSignaturesAndHost()
-    {
+    void skeletonKeepsSignaturesAndHost() {
         const auto skeleton = dice::makeSkeleton(kRelu);
         QVERIFY(skeleton.has_value());
         QCOMPARE(skeleton->holes, (std::vector<std::string>{"relu_kernel", "twice"}));
@@ -102,7 +98,8 @@ private Q_SLOTS:
                                     "__restrict__ x") != std::string::npos);
         QVERIFY(skeleton->text.find("{\n    {{hole:relu_kernel}}\n}") != std::string::npos);
         QVERIFY(skeleton->text.find("{ {{hole:twice}} }") != std::string::npos);
-        QVERIFY(skeleton->text.find("__global__ void declared_only(float* y);") != std::string::npos);
+        QVERIFY(skeleton->text.find("__global__ void declared_only(float* y);") !=
+                std::string::npos);
         QVERIFY(skeleton->text.find("fmaxf") == std::string::npos);
         QVERIFY(skeleton->text.find("dice.launch(\"relu_kernel\"") != std::string::npos);
         // Filling every hole with its body gives the candidate back byte for byte.
@@ -112,11 +109,11 @@ private Q_SLOTS:
             text = dice::fillHole(text, holes.front(), skeleton->bodies[i]);
         }
         QCOMPARE(text, std::string(kRelu));
-        QVERIFY(!dice::makeSkeleton("#pragma dice device\n#pragma dice host\ndef forward(): pass\n"));
+        QVERIFY(
+            !dice::makeSkeleton("#pragma dice device\n#pragma dice host\ndef forward(): pass\n"));
     }
 
-    void diffIsMinimalAndReconstructs()
-    {
+    void diffIsMinimalAndReconstructs() {
         std::mt19937 rng(7);
         const char* words[] = {"a", "b", "c", "{", "}", "x = 1;", ""};
         for (int round = 0; round < 40; ++round) {
