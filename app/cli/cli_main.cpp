@@ -25,6 +25,9 @@ const std::vector<Command>& commands() {
         {"tasks", "list the built-in tasks or show one (--dir DIR, --json)",
          dice::cli::commandTasks},
         {"data", "make the training corpus (synth)", dice::cli::commandData},
+        {"tokenizer", "train a byte-level BPE tokenizer (train --help)",
+         dice::cli::commandTokenizer},
+        {"bench", "benchmarks that write result files (tokenizer)", dice::cli::commandBench},
     };
     return list;
 }

@@ -16,5 +16,9 @@ int commandInfo(const Invocation& in);
 int commandSelftest(const Invocation& in);
 int commandTasks(const Invocation& in);
 int commandData(const Invocation& in);
+int commandTokenizer(const Invocation& in);
+int commandBench(const Invocation& in);
+// Benchmarks of `dice bench`; their Invocation's args start with the benchmark's name.
+int benchTokenizer(const Invocation& in);
 
 } // namespace dice::cli

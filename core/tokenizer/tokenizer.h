@@ -12,7 +12,8 @@ namespace dice {
 
 // A byte-level BPE tokenizer read from a Hugging Face tokenizer.json (Qwen2/Qwen3 and the
 // workbench's own trained tokenizers). Encoding gives exactly the ids of the reference
-// implementation; decode(encode(text)) == text for any UTF-8 text. Thread-safe for concurrent
+// implementation; decode(encode(text)) == text for any UTF-8 text in NFC (a tokenizer with an NFC
+// normalizer, like Qwen's, gives back the NFC form of other text). Thread-safe for concurrent
 // encode and decode calls.
 class Tokenizer {
 public:

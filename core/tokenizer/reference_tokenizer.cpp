@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/tokenizer/reference_tokenizer.h"
+
+#include "core/common/error.h"
+#include "core/common/file_util.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+extern char** environ;
+
+namespace dice {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kScript = "tests/reference/tokenizer_reference.cjs";
+
+// A temporary folder that removes itself.
+struct TemporaryFolder {
+    std::string path;
+    TemporaryFolder() {
+        std::string pattern = (fs::temp_directory_path() / "dice-reference-XXXXXX").string();
+        if (!mkdtemp(pattern.data()))
+            throw Error(std::string("cannot create a temporary folder: ") + std::strerror(errno));
+        path = pattern;
+    }
+    ~TemporaryFolder() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+    TemporaryFolder(const TemporaryFolder&) = delete;
+    TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+};
+
+std::string tail(const std::string& text, std::size_t max) {
+    std::string t = text;
+    while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
+        t.pop_back();
+    return t.size() <= max ? t : "..." + t.substr(t.size() - max);
+}
+
+// Runs `node script --out FILE` with stderr captured; returns the exit status (127 when node
+// could not be started).
+int runNode(const std::string& script, const std::string& out, const std::string& errFile) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errFile.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::vector<std::string> words = {"node", script, "--out", out};
+    std::vector<char*> argv;
+    for (auto& w : words)
+        argv.push_back(w.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    const int rc = posix_spawnp(&pid, "node", &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0)
+        return 127;
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR)
+            return 127;
+    }
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+} // namespace
+
+std::string findReferenceScript(const std::string& start) {
+    std::error_code ec;
+    fs::path dir = fs::absolute(start, ec);
+    while (!ec && !dir.empty()) {
+        if (fs::exists(dir / kScript, ec))
+            return (dir / kScript).string();
+        if (dir == dir.parent_path())
+            break;
+        dir = dir.parent_path();
+    }
+    return {};
+}
+
+ReferenceRun runReferenceTokenizer(const std::string& script) {
+    const TemporaryFolder folder;
+    const std::string out = folder.path + "/reference.json";
+    const std::string err = folder.path + "/stderr.txt";
+    const int status = runNode(script, out, err);
+    if (status == 127)
+        throw Error("the reference tokenizer needs Node.js ('node' was not found on PATH); "
+                    "scripts/setup.sh installs it");
+    if (status != 0) {
+        std::string message;
+        try {
+            message = tail(readTextFile(err), 2000);
+        } catch (const Error&) {
+            message = "no message";
+        }
+        throw Error("the reference tokenizer (node " + script + ") failed with status " +
+                    std::to_string(status) + ": " + message);
+    }
+    const std::string text = readTextFile(out);
+    nlohmann::json root;
+    try {
+        root = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw FileError(out, std::string("the reference's output is not valid JSON: ") + e.what());
+    }
+    ReferenceRun run;
+    try {
+        run.reference = root.at("reference").get<std::string>();
+        run.node = root.at("node").get<std::string>();
+        run.tokenizer = root.at("tokenizer").get<std::string>();
+        run.tokenizerJson = root.at("tokenizer_json").get<std::string>();
+        run.extraAddedTokens = root.at("extra_added_tokens");
+        run.sources = root.at("corpus").at("sources");
+        run.bytes = root.at("corpus").at("bytes").get<std::uint64_t>();
+        run.loadSeconds = root.at("timing").at("load_seconds").get<double>();
+        run.coldSeconds = root.at("timing").at("cold_seconds").get<double>();
+        run.warmSeconds = root.at("timing").at("warm_seconds").get<double>();
+        for (const auto& d : root.at("documents")) {
+            ReferenceDocument doc;
+            doc.source = d.at("source").get<std::string>();
+            doc.name = d.at("name").get<std::string>();
+            doc.text = d.at("text").get<std::string>();
+            doc.ids = d.at("ids").get<std::vector<std::int64_t>>();
+            run.documents.push_back(std::move(doc));
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw FileError(out, std::string("unexpected reference output: ") + e.what());
+    }
+    return run;
+}
+
+Tokenizer loadReferenceTokenizer(const ReferenceRun& run) {
+    nlohmann::json root;
+    try {
+        root = nlohmann::json::parse(readTextFile(run.tokenizerJson));
+        for (const auto& token : run.extraAddedTokens)
+            root.at("added_tokens").push_back(token);
+    } catch (const nlohmann::json::exception& e) {
+        throw FileError(run.tokenizerJson, std::string("cannot add the extra tokens: ") + e.what());
+    }
+    return Tokenizer::fromJson(root.dump(), run.tokenizerJson);
+}
+
+} // namespace dice
