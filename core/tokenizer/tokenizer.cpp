@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <queue>
 #include <shared_mutex>
@@ -31,6 +32,8 @@ constexpr std::int64_t kMaxId = (std::int64_t{1} << 24) - 1;
 // and would crowd out the common words).
 constexpr std::size_t kMaxCachedWord = 256;
 constexpr std::size_t kCacheCapacity = 1 << 16;
+// Words up to this many bytes are merged in fixed arrays on the stack.
+constexpr std::size_t kShortWord = 64;
 
 struct AddedToken {
     std::string content;
@@ -108,8 +111,14 @@ struct Tokenizer::Impl {
     std::unique_ptr<RegexSplitter> byteLevelSplit; // ByteLevel with use_regex
     std::int64_t size = 0;
 
+    // Word cache keyed by the word's hash, so that a lookup allocates nothing; the entry keeps
+    // the word to tell collisions apart.
+    struct CachedWord {
+        std::string word;
+        std::vector<std::int32_t> ids;
+    };
     mutable std::shared_mutex cacheMutex;
-    mutable std::unordered_map<std::string, std::vector<std::int32_t>> cache;
+    mutable std::unordered_map<std::size_t, CachedWord> cache;
 
     [[noreturn]] void fail(const std::string& problem) const { throw FileError(origin, problem); }
 
@@ -126,6 +135,7 @@ struct Tokenizer::Impl {
     void encodeSegment(std::string_view text, std::vector<std::int64_t>& ids) const;
     void encodeWord(std::string_view word, std::vector<std::int64_t>& ids) const;
     void mergeWord(std::string_view word, std::vector<std::int32_t>& symbols) const;
+    void mergeShortWord(std::string_view word, std::vector<std::int32_t>& symbols) const;
     void splitOnAdded(std::string_view text, const AddedTokenMatcher& matcher,
                       const std::function<void(std::string_view)>& onText,
                       std::vector<std::int64_t>& ids) const;
@@ -528,11 +538,12 @@ void Tokenizer::Impl::encodeWord(std::string_view word, std::vector<std::int64_t
         return;
     }
     const bool cacheable = word.size() <= kMaxCachedWord;
+    const std::size_t hash = std::hash<std::string_view>{}(word);
     if (cacheable) {
         std::shared_lock lock(cacheMutex);
-        const auto it = cache.find(std::string(word));
-        if (it != cache.end()) {
-            ids.insert(ids.end(), it->second.begin(), it->second.end());
+        const auto it = cache.find(hash);
+        if (it != cache.end() && it->second.word == word) {
+            ids.insert(ids.end(), it->second.ids.begin(), it->second.ids.end());
             return;
         }
     }
@@ -542,15 +553,61 @@ void Tokenizer::Impl::encodeWord(std::string_view word, std::vector<std::int64_t
         if (it != vocab.end())
             symbols.push_back(it->second);
     }
-    if (symbols.empty())
+    if (symbols.empty() && word.size() <= kShortWord)
+        mergeShortWord(word, symbols);
+    else if (symbols.empty())
         mergeWord(word, symbols);
     ids.insert(ids.end(), symbols.begin(), symbols.end());
     if (cacheable) {
         std::unique_lock lock(cacheMutex);
         if (cache.size() >= kCacheCapacity)
             cache.clear();
-        cache.emplace(std::string(word), std::move(symbols));
+        cache[hash] = CachedWord{std::string(word), std::move(symbols)};
     }
+}
+
+void Tokenizer::Impl::mergeShortWord(std::string_view word,
+                                     std::vector<std::int32_t>& symbols) const {
+    // Most words are a few bytes long: scanning the pairs for the lowest rank each round beats the
+    // heap, and the first lowest pair in the scan is the leftmost, as the heap would pick it.
+    constexpr std::int32_t kNone = std::numeric_limits<std::int32_t>::max();
+    std::array<std::int32_t, kShortWord> sym;
+    std::array<std::int32_t, kShortWord> rank;
+    std::array<std::int32_t, kShortWord> result;
+    std::size_t n = word.size();
+    for (std::size_t i = 0; i < n; ++i)
+        sym[i] = byteId[static_cast<unsigned char>(word[i])];
+    const auto lookUp = [&](std::size_t i) {
+        const auto it = merges.find(pairKey(sym[i], sym[i + 1]));
+        rank[i] = it == merges.end() ? kNone : it->second.rank;
+        result[i] = it == merges.end() ? 0 : it->second.result;
+    };
+    for (std::size_t i = 0; i + 1 < n; ++i)
+        lookUp(i);
+    for (;;) {
+        std::size_t best = n;
+        std::int32_t bestRank = kNone;
+        for (std::size_t i = 0; i + 1 < n; ++i) {
+            if (rank[i] < bestRank) {
+                bestRank = rank[i];
+                best = i;
+            }
+        }
+        if (best == n)
+            break;
+        sym[best] = result[best];
+        for (std::size_t i = best + 1; i + 1 < n; ++i) {
+            sym[i] = sym[i + 1];
+            rank[i] = rank[i + 1];
+            result[i] = result[i + 1];
+        }
+        --n;
+        if (best > 0)
+            lookUp(best - 1);
+        if (best + 1 < n)
+            lookUp(best);
+    }
+    symbols.assign(sym.begin(), sym.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 void Tokenizer::Impl::mergeWord(std::string_view word, std::vector<std::int32_t>& symbols) const {
