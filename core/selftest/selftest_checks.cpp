@@ -9,6 +9,7 @@
 #include "core/cuda/torch_cuda_bridge.h"
 #include "core/selftest/selftest.h"
 #include "core/system/libtorch_info.h"
+#include "core/tokenizer/tokenizer_selftest.h"
 
 #include <algorithm>
 #include <cmath>
@@ -335,6 +336,7 @@ std::vector<SelfTestCheck> selfTestChecks() {
         {"gpu.cuda_events", "gpu", "CUDA events time the kernel", checkEvents},
         {"gpu.cupti", "gpu", "CUPTI's activity records time every kernel", checkCupti},
     };
+    checks.push_back(tokenizerSelfTestCheck());
     return checks;
 }
 
