@@ -19,8 +19,7 @@ namespace {
 
 // NFC text that touches every part of the pipeline: ASCII words and digits, runs of spaces and
 // newlines, contractions, CJK, emoji with joiners, the usual special tokens.
-const std::vector<std::string>& probes()
-{
+const std::vector<std::string>& probes() {
     static const std::vector<std::string> list = {
         "Hello world, it's 2026!\n\n  x = a_b[3] * 0.5;\t// done",
         "<|im_start|>user\nwrite a kernel<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>",
@@ -34,8 +33,7 @@ const std::vector<std::string>& probes()
 
 // Whether the file may legitimately change text on its way through: added tokens that strip
 // the whitespace beside them, or a ByteLevel step that adds a space in front.
-bool changesText(const nlohmann::json& node)
-{
+bool changesText(const nlohmann::json& node) {
     if (node.is_object()) {
         for (const char* flag : {"lstrip", "rstrip", "add_prefix_space"}) {
             const auto f = node.find(flag);
@@ -51,14 +49,12 @@ bool changesText(const nlohmann::json& node)
     return false;
 }
 
-[[noreturn]] void failure(const char* what, const std::string& text)
-{
+[[noreturn]] void failure(const char* what, const std::string& text) {
     std::fprintf(stderr, "%s for text of %zu bytes\n", what, text.size());
     std::abort();
 }
 
-void exercise(const dice::Tokenizer& tokenizer, const std::string& text, bool exact)
-{
+void exercise(const dice::Tokenizer& tokenizer, const std::string& text, bool exact) {
     const std::vector<std::int64_t> ids = tokenizer.encode(text);
     std::string pieces;
     for (const std::int64_t id : ids) {
@@ -78,8 +74,7 @@ void exercise(const dice::Tokenizer& tokenizer, const std::string& text, bool ex
 
 } // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
-{
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string input(reinterpret_cast<const char*>(data), size);
     try {
         const dice::Tokenizer tokenizer = dice::Tokenizer::fromJson(input, "fuzz.json");
