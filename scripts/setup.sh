@@ -16,7 +16,7 @@ packages=(
     libqscintilla2-qt6-dev libqcustomplot-dev
     libtorch-dev nlohmann-json3-dev libpcre2-dev libicu-dev libsqlite3-dev
     xvfb xauth
-    manpages-ja manpages-zh python3
+    manpages-ja manpages-zh python3 python3-torch
 )
 # The libFuzzer targets build with clang and its runtime.
 if [[ $preset == fuzz ]]; then

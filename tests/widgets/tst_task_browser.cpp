@@ -54,7 +54,7 @@ private Q_SLOTS:
         const QString details = browser.detailsText();
         QVERIFY(details.contains("Layer normalisation"));
         QVERIFY(details.contains("Level 1"));
-        QVERIFY(details.contains("x: float32[B, D]"));
+        QVERIFY(details.contains("x: float32[batch_size, dim]"));
         QVERIFY(details.contains("small [32, 1024]"));
         QVERIFY(details.contains("weight"));
         QVERIFY(browser.referenceText().contains("def reference(x: Tensor, weight: Tensor"));
