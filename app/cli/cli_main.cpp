@@ -23,7 +23,10 @@ const std::vector<Command>& commands()
          dice::cli::commandInfo},
         {"selftest", "check the machine and the build (--json, --cpu-only, --output FILE)",
          dice::cli::commandSelftest},
-        {"tasks", "list the built-in tasks or show one (--dir DIR, --json)", dice::cli::commandTasks},
+        {"tasks", "list the built-in tasks or show one (--dir DIR, --json)",
+         dice::cli::commandTasks},
+        {"eval", "evaluate a candidate, or a suite of them (--help)", dice::cli::commandEval},
+        {"runs", "list and manage stored evaluations (--help)", dice::cli::commandRuns},
     };
     return list;
 }

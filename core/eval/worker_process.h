@@ -47,9 +47,11 @@ public:
 
     using ProgressFn = std::function<void(const nlohmann::json&)>;
     // Sends a request of `type` with `body` and waits up to timeoutMs for its result or error,
-    // passing progress messages to onProgress. Starts the worker if it is not running.
+    // passing progress messages to onProgress. Starts the worker if it is not running. With
+    // idleTimeoutMs > 0 the worker is also given up when it sends nothing (not even progress)
+    // for that long: a hung kernel stops the progress long before the whole limit.
     WorkerReply call(const std::string& type, const nlohmann::json& body, int timeoutMs,
-                     const ProgressFn& onProgress = {});
+                     const ProgressFn& onProgress = {}, int idleTimeoutMs = 0);
 
     int starts() const { return m_starts; }
     pid_t pid() const { return m_pid; }

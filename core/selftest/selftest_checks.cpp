@@ -7,6 +7,7 @@
 #include "core/cuda/device_info.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/torch_cuda_bridge.h"
+#include "core/selftest/evaluator_checks.h"
 #include "core/selftest/selftest.h"
 #include "core/system/libtorch_info.h"
 
@@ -348,6 +349,7 @@ std::vector<SelfTestCheck> selfTestChecks()
         {"gpu.cuda_events", "gpu", "CUDA events time the kernel", checkEvents},
         {"gpu.cupti", "gpu", "CUPTI's activity records time every kernel", checkCupti},
     };
+    addEvaluatorChecks(checks);
     return checks;
 }
 
