@@ -223,14 +223,21 @@ def main():
 
     report = {
         "kind": "bench-eval",
-        "command": "eval_bench.py " + " ".join(sys.argv[1:]),
+        # Paths of this machine stay out of the result: the program is named relative to the
+        # source tree, the output by its file name.
+        "command": "bench/eval_bench.py --dice %s --output %s --tasks %s --repeats %d" % (
+            os.path.relpath(os.path.abspath(args.dice), ROOT), os.path.basename(args.output),
+            " ".join(args.tasks), args.repeats),
         "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
                     "cuda": torch.version.cuda, "python": platform.python_version()},
     }
     info = subprocess.run([args.dice, "info", "--json"], capture_output=True, text=True)
     if info.returncode == 0:
-        report["dice_info"] = json.loads(info.stdout)
+        facts = json.loads(info.stdout)
+        report["machine"]["devices"] = facts.get("devices", [])
+        report["machine"]["cuda"] = facts.get("cuda", {})
+        report["machine"]["libtorch"] = facts.get("libtorch", {})
 
     # KernelBench's compile starts first: it is by far the longest part, and it runs in other
     # processes while the native evaluator works.

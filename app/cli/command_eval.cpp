@@ -4,6 +4,7 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/cuda/cuda_driver.h"
+#include "core/cuda/device_info.h"
 #include "core/eval/evaluator.h"
 #include "core/eval/metrics.h"
 #include "core/store/run_store.h"
@@ -40,6 +41,7 @@ const char* const kUsage =
     "  --lenient             count a fallback that computes the right values as correct\n"
     "  --idle-timeout S      give up on a kernel that shows no progress for S seconds (60)\n"
     "  --repeat N            with --suite: evaluate the suite N times with one warm worker\n"
+    "  --devices LIST        GPUs to spread a suite over: all, or indices such as 0,1 (default 0)\n"
     "  --json                print JSON\n"
     "  --store DB            keep the run in this database\n"
     "  --no-store            keep nothing (the default store is\n"
@@ -123,7 +125,7 @@ int commandEval(const Invocation& in) {
     const Arguments args(in.args,
                          {"json", "help", "no-store", "no-timing", "compile-only", "lenient"},
                          {"preset", "tolerance", "trials", "warmups", "timing-trials", "store",
-                          "tag", "suite", "candidates", "idle-timeout", "repeat"});
+                          "tag", "suite", "candidates", "idle-timeout", "repeat", "devices"});
     if (!args.ok()) {
         std::cerr << "dice eval: " << args.error() << "\n";
         return 2;
@@ -152,6 +154,27 @@ int commandEval(const Invocation& in) {
 
     EvaluatorOptions evaluatorOptions;
     evaluatorOptions.idleTimeoutMs = args.integer("idle-timeout", 60) * 1000;
+    if (args.has("devices")) {
+        const std::string list = args.value("devices");
+        evaluatorOptions.devices.clear();
+        if (list == "all") {
+            for (const auto& d : queryDevices())
+                evaluatorOptions.devices.push_back(d.index);
+        } else {
+            std::stringstream in(list);
+            std::string item;
+            while (std::getline(in, item, ',')) {
+                char* end = nullptr;
+                const long v = std::strtol(item.c_str(), &end, 10);
+                if (item.empty() || *end != '\0' || v < 0 || v > 1024)
+                    throw Error("--devices takes 'all' or GPU indices such as 0,1, not '" + list +
+                                "'");
+                evaluatorOptions.devices.push_back(static_cast<int>(v));
+            }
+        }
+        if (evaluatorOptions.devices.empty())
+            evaluatorOptions.devices.push_back(0);
+    }
     Evaluator evaluator(evaluatorOptions);
     std::unique_ptr<RunStore> store;
     if (!args.flag("no-store"))

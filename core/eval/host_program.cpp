@@ -458,29 +458,27 @@ HostProgram HostProgram::compile(const NativeCandidate& candidate) {
     forEachNode(impl.inlined->block(), [&](torch::jit::Node* node) {
         const std::string op = node->kind().toQualString();
         const int line = nodeLine(node) > 0 ? candidate.fileLineOfHostLine(nodeLine(node)) : 0;
-        const std::string at = line > 0 ? " (line " + std::to_string(line) + ")" : std::string();
         seen.insert(op);
         if (op == "dice::launch") {
             const auto name = torch::jit::toIValue(node->input(0));
             if (!name || !name->isString())
-                a.violations.push_back("the kernel name given to dice.launch must be a string "
-                                       "literal" +
-                                       at);
+                a.violations.push_back(
+                    {"the kernel name given to dice.launch must be a string literal", line});
             else
                 a.launches.push_back({name->toStringRef(), line});
             return;
         }
         if (op == "prim::Print") {
-            a.violations.push_back("print() is not allowed in host code" + at);
+            a.violations.push_back({"print() is not allowed in host code", line});
             return;
         }
         if (node->kind().is_prim() && (op == "prim::CallFunction" || op == "prim::CallMethod")) {
-            a.violations.push_back("a call that cannot be inlined (recursion?)" + at);
+            a.violations.push_back({"a call that cannot be inlined (recursion?)", line});
             return;
         }
         const bool known = node->kind().is_aten() || node->kind().is_prim();
         if (!known) {
-            a.violations.push_back("operator " + op + " is not part of the dialect" + at);
+            a.violations.push_back({"operator " + op + " is not part of the dialect", line});
             return;
         }
         if (allowed(op))

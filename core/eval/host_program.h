@@ -41,11 +41,11 @@ struct HostOperatorUse {
 
 // What the compiled graph shows.
 struct HostAnalysis {
-    std::vector<std::string> operators;     // every distinct operator, sorted
-    std::vector<HostOperatorUse> fallbacks; // operators that compute on tensor data
-    std::vector<HostOperatorUse> launches;  // op = the kernel name given to dice.launch
-    std::vector<std::string> violations;    // breaches of the dialect, each with its line
-    int arity = 0;                          // parameters of forward
+    std::vector<std::string> operators;      // every distinct operator, sorted
+    std::vector<HostOperatorUse> fallbacks;  // operators that compute on tensor data
+    std::vector<HostOperatorUse> launches;   // op = the kernel name given to dice.launch
+    std::vector<HostOperatorUse> violations; // breaches of the dialect: what, and the line
+    int arity = 0;                           // parameters of forward
 };
 
 // One argument of dice.launch after conversion to the kernel's parameter type.

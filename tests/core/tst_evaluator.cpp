@@ -4,6 +4,8 @@
 #include "core/eval/evaluator.h"
 #include "core/tasks/task.h"
 
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <signal.h>
@@ -126,6 +128,66 @@ private Q_SLOTS:
         const auto next =
             evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
         QVERIFY2(next.compiled, next.message.c_str());
+    }
+
+    void cliEvaluatesStoresAndLists() {
+        QTemporaryDir dir;
+        const QString store = dir.filePath("runs.sqlite3");
+        const QString dice = QStringLiteral(DICE_BIN_DIR "/dice");
+        auto run = [&](const QStringList& args) {
+            QProcess p;
+            p.start(dice, args);
+            p.waitForFinished(180000);
+            return std::make_pair(p.exitCode(), p.readAllStandardOutput().toStdString());
+        };
+        const auto [evalCode, evalOut] =
+            run({"eval", "relu", DICE_SOURCE_DIR "/resources/solutions/relu.dice", "--store", store,
+                 "--json", "--tag", "nightly"});
+        QCOMPARE(evalCode, 0);
+        const auto result = nlohmann::json::parse(evalOut);
+        QCOMPARE(result["task"].get<std::string>(), std::string("relu"));
+        QVERIFY(result["compiled"].get<bool>());
+        const long long id = result["run_id"].get<long long>();
+        const auto [listCode, listOut] = run({"runs", "--store", store, "--json"});
+        QCOMPARE(listCode, 0);
+        const auto list = nlohmann::json::parse(listOut);
+        QCOMPARE(list.size(), size_t(1));
+        QCOMPARE(list[0]["id"].get<long long>(), id);
+        QCOMPARE(list[0]["tags"][0].get<std::string>(), std::string("nightly"));
+        QCOMPARE(run({"runs", "pin", QString::number(id), "--store", store}).first, 0);
+        const auto [baseCode, baseOut] =
+            run({"runs", "baseline", "relu", "--store", store, "--json"});
+        QCOMPARE(baseCode, 0);
+        QCOMPARE(nlohmann::json::parse(baseOut)["id"].get<long long>(), id);
+        QCOMPARE(run({"runs", "delete", QString::number(id), "--store", store}).first, 0);
+        QCOMPARE(run({"runs", "show", QString::number(id), "--store", store}).first, 1);
+        QCOMPARE(run({"eval", "relu"}).first, 2);
+    }
+
+    void cliEvaluatesASuite() {
+        QTemporaryDir dir;
+        QDir root(dir.path());
+        root.mkdir("tasks");
+        root.mkdir("candidates");
+        for (const char* t : {"relu", "softmax"})
+            QVERIFY(QFile::copy(QString(DICE_SOURCE_DIR "/resources/tasks/%1.json").arg(t),
+                                dir.filePath(QString("tasks/%1.json").arg(t))));
+        QVERIFY(QFile::copy(DICE_SOURCE_DIR "/resources/solutions/relu.dice",
+                            dir.filePath("candidates/relu.dice")));
+        QProcess p;
+        p.start(QStringLiteral(DICE_BIN_DIR "/dice"),
+                {"eval", "--suite", dir.filePath("tasks"), "--candidates",
+                 dir.filePath("candidates"), "--no-store", "--json", "--no-timing"});
+        QVERIFY(p.waitForFinished(180000));
+        // softmax has no candidate: it counts as a failure.
+        QCOMPARE(p.exitCode(), 1);
+        const auto out = nlohmann::json::parse(p.readAllStandardOutput().toStdString());
+        QCOMPARE(out["results"].size(), size_t(1));
+        QCOMPARE(out["missing"][0].get<std::string>(), std::string("softmax"));
+        const auto& all = out["metrics"]["raw"].back();
+        QCOMPARE(all["scope"].get<std::string>(), std::string("all"));
+        QCOMPARE(all["tasks"].get<int>(), 2);
+        QCOMPARE(all["compile_rate"].get<double>(), 0.5);
     }
 };
 

@@ -119,11 +119,11 @@ private Q_SLOTS:
         const auto printing =
             HostProgram::compile(parseNativeCandidate(resource("hacks/host_print.dice"), "p.dice"));
         QCOMPARE(printing.analysis().violations.size(), size_t(1));
-        QVERIFY(printing.analysis().violations[0].find("print()") != std::string::npos);
+        QVERIFY(printing.analysis().violations[0].op.find("print()") != std::string::npos);
         const auto dynamic = HostProgram::compile(
             parseNativeCandidate(resource("hacks/dynamic_kernel_name.dice"), "d.dice"));
         QCOMPARE(dynamic.analysis().violations.size(), size_t(1));
-        QVERIFY(dynamic.analysis().violations[0].find("string literal") != std::string::npos);
+        QVERIFY(dynamic.analysis().violations[0].op.find("string literal") != std::string::npos);
     }
 
     void bindsLaunchArguments() {
