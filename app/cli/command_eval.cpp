@@ -161,9 +161,9 @@ int commandEval(const Invocation& in) {
             for (const auto& d : queryDevices())
                 evaluatorOptions.devices.push_back(d.index);
         } else {
-            std::stringstream in(list);
+            std::stringstream stream(list);
             std::string item;
-            while (std::getline(in, item, ',')) {
+            while (std::getline(stream, item, ',')) {
                 char* end = nullptr;
                 const long v = std::strtol(item.c_str(), &end, 10);
                 if (item.empty() || *end != '\0' || v < 0 || v > 1024)
