@@ -50,18 +50,37 @@ struct Evaluator::Impl {
         const bool compileOnly = type == "compile";
         w.lastStage = "start";
         const int startsBefore = w.process->starts();
+        if (!w.process->running()) {
+            // Loading LibTorch and CUDA is not the candidate's time: start the worker first.
+            const WorkerReply hello =
+                w.process->call("hello", nlohmann::json::object(), this->options.runTimeoutMs);
+            if (hello.status != WorkerReply::Status::Ok) {
+                EvaluationResult failed;
+                failed.task = task.name;
+                failed.level = task.level;
+                failed.preset = options.preset;
+                failed.verdict = Verdict::NotRun;
+                failed.message = "the evaluation worker could not start: " +
+                                 (hello.detail.empty() ? hello.message.dump() : hello.detail);
+                failed.workerState = "not started";
+                return failed;
+            }
+        }
         const WorkerReply reply = w.process->call(
             type, request(task, source, name, options),
             compileOnly ? this->options.compileTimeoutMs : this->options.runTimeoutMs,
             [&](const nlohmann::json& message) {
                 w.lastStage = message.value("message", message.value("stage", std::string()));
+                // Compiling sends no progress; once it is done, silence means a hung kernel.
+                w.process->setIdleTimeout(message.value("stage", std::string()) == "compile"
+                                              ? this->options.compileTimeoutMs
+                                              : this->options.idleTimeoutMs);
                 if (progress)
                     progress(message.value("stage", std::string()), message.value("fraction", 0.0),
                              message.value("message", std::string()));
             },
-            // Compiling sends no progress, so silence is allowed for as long as a compile.
-            compileOnly ? 0
-                        : std::max(this->options.idleTimeoutMs, this->options.compileTimeoutMs));
+            // Until the first progress message, a compile's silence is allowed.
+            compileOnly ? 0 : this->options.compileTimeoutMs);
         EvaluationResult r;
         r.task = task.name;
         r.level = task.level;
@@ -186,8 +205,9 @@ nlohmann::json Evaluator::hello(std::size_t worker) {
         throw Error("no worker " + std::to_string(worker));
     auto& w = *m_impl->workers[worker];
     std::lock_guard<std::mutex> lock(w.mutex);
+    // Starting a worker loads LibTorch and CUDA: give it the generous limit.
     const WorkerReply reply =
-        w.process->call("hello", nlohmann::json::object(), m_impl->options.compileTimeoutMs);
+        w.process->call("hello", nlohmann::json::object(), m_impl->options.runTimeoutMs);
     if (reply.status != WorkerReply::Status::Ok)
         throw Error("the evaluation worker did not answer hello: " +
                     (reply.detail.empty() ? reply.message.dump() : reply.detail));

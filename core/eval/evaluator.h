@@ -20,7 +20,8 @@ struct EvaluatorOptions {
     // One worker per GPU index; several make a pool that evaluateAll() spreads work over.
     std::vector<int> devices = {0};
     int compileTimeoutMs = 60000;
-    // No word from the worker (not even progress) for this long: a kernel hangs.
+    // No word from the worker (not even progress) for this long once it has compiled: a kernel
+    // hangs. Before that, compileTimeoutMs applies; starting a worker has runTimeoutMs.
     int idleTimeoutMs = 60000;
     int runTimeoutMs = 30 * 60 * 1000;
     // Run the workers in their own network-less namespace where the kernel allows it.

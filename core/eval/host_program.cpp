@@ -284,13 +284,17 @@ int lineFromMessage(const std::string& message) {
 }
 
 std::string firstParagraph(const std::string& message) {
-    std::string text = message;
-    const std::size_t cut = text.find(":\n");
-    if (cut != std::string::npos)
-        text = text.substr(0, cut);
+    // TorchScript's messages may start with blank lines; the first line of text says what is
+    // wrong, the rest points at the source.
+    std::size_t start = message.find_first_not_of(" \t\r\n");
+    if (start == std::string::npos)
+        return message;
+    std::string text = message.substr(start);
     const std::size_t newline = text.find('\n');
     if (newline != std::string::npos)
         text = text.substr(0, newline);
+    while (!text.empty() && (text.back() == ':' || text.back() == ' '))
+        text.pop_back();
     return text;
 }
 

@@ -244,6 +244,7 @@ WorkerReply WorkerProcess::call(const std::string& type, const nlohmann::json& b
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
     auto lastHeard = std::chrono::steady_clock::now();
+    m_idleTimeoutMs = idleTimeoutMs;
     for (;;) {
         // Complete lines already buffered come first.
         for (;;) {
@@ -286,15 +287,15 @@ WorkerReply WorkerProcess::call(const std::string& type, const nlohmann::json& b
                            " ms; the worker was killed and will be restarted";
             return reply;
         }
-        const auto idleDeadline = lastHeard + std::chrono::milliseconds(idleTimeoutMs);
-        if (idleTimeoutMs > 0 && now >= idleDeadline) {
+        const auto idleDeadline = lastHeard + std::chrono::milliseconds(m_idleTimeoutMs);
+        if (m_idleTimeoutMs > 0 && now >= idleDeadline) {
             kill();
             reply.status = WorkerReply::Status::Timeout;
-            reply.detail = "no progress for " + std::to_string(idleTimeoutMs) +
+            reply.detail = "no progress for " + std::to_string(m_idleTimeoutMs) +
                            " ms; the worker was killed and will be restarted";
             return reply;
         }
-        const auto next = idleTimeoutMs > 0 ? std::min(deadline, idleDeadline) : deadline;
+        const auto next = m_idleTimeoutMs > 0 ? std::min(deadline, idleDeadline) : deadline;
         const int wait = static_cast<int>(
             std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count());
         pollfd fds[2] = {{m_out, POLLIN, 0}, {m_err, POLLIN, 0}};

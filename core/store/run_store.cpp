@@ -157,9 +157,11 @@ RunStore::RunStore(const std::string& path)
     }
     sqlite3_busy_timeout(m_db, 5000);
     try {
-        Statement check(m_db, m_path, "PRAGMA quick_check");
-        if (check.step() && check.text(0) != "ok")
-            throw FileError(path, "the run store is damaged: " + check.text(0));
+        {
+            Statement check(m_db, m_path, "PRAGMA quick_check");
+            if (check.step() && check.text(0) != "ok")
+                throw FileError(path, "the run store is damaged: " + check.text(0));
+        }
         exec(m_db, m_path, "PRAGMA journal_mode=WAL");
         exec(m_db, m_path, "PRAGMA synchronous=FULL");
         exec(m_db, m_path, "PRAGMA foreign_keys=ON");

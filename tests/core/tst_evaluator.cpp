@@ -103,7 +103,7 @@ private Q_SLOTS:
     void hungWorkerBecomesATimeout() {
         EvaluatorOptions o = workerOptions();
         o.idleTimeoutMs = 1500;
-        o.compileTimeoutMs = 1500;
+        o.compileTimeoutMs = 5000;
         Evaluator evaluator(o);
         const auto pid = evaluator.hello()["pid"].get<long long>();
         ::kill(static_cast<pid_t>(pid), SIGSTOP);

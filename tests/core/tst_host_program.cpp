@@ -100,7 +100,7 @@ private Q_SLOTS:
         const auto c = parseNativeCandidate(source, "fallback_in_helper.dice");
         const auto& a = HostProgram::compile(c).analysis();
         QCOMPARE(a.fallbacks.size(), size_t(1));
-        QCOMPARE(a.fallbacks[0].op, std::string("aten::clamp"));
+        QVERIFY2(a.fallbacks[0].op == "aten::clamp", a.fallbacks[0].op.c_str());
         // The line of "return x.clamp(min=0.0)" in the file.
         int line = 0;
         int n = 1;
