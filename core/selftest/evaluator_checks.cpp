@@ -15,10 +15,17 @@ namespace dice {
 
 namespace {
 
+std::string workerPath() {
+    return (std::filesystem::path(executableDirectory()) / "dice-evald").string();
+}
+
 void requireGpuForEvaluation() {
     const auto& driver = cu::Driver::instance();
     if (!driver.available())
         throw SkipCheck{driver.unavailableReason()};
+    std::error_code ec;
+    if (!std::filesystem::exists(workerPath(), ec))
+        throw SkipCheck{"no dice-evald beside this program (run `dice selftest`)"};
 }
 
 // One worker for all the checks, kept warm; the hung-kernel hack needs short timeouts.
@@ -118,8 +125,11 @@ void addEvaluatorChecks(std::vector<SelfTestCheck>& checks) {
         problem = e.what();
     }
     if (!problem.empty()) {
-        checks.push_back({"hack.suite", "gpu", "the hack suite can be read",
-                          [problem](CheckResult&) { throw Error(problem); }});
+        checks.push_back(
+            {"hack.suite", "gpu", "the hack suite can be read", [problem](CheckResult&) {
+                 requireGpuForEvaluation();
+                 throw Error(problem);
+             }});
         return;
     }
     for (const auto& hack : hacks)

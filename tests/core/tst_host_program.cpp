@@ -98,7 +98,8 @@ private Q_SLOTS:
     void findsFallbacksThroughHelpers() {
         const std::string source = resource("hacks/fallback_in_helper.dice");
         const auto c = parseNativeCandidate(source, "fallback_in_helper.dice");
-        const auto& a = HostProgram::compile(c).analysis();
+        const auto program = HostProgram::compile(c);
+        const auto& a = program.analysis();
         QCOMPARE(a.fallbacks.size(), size_t(1));
         QVERIFY2(a.fallbacks[0].op == "aten::clamp", a.fallbacks[0].op.c_str());
         // The line of "return x.clamp(min=0.0)" in the file.
