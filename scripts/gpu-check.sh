@@ -51,6 +51,10 @@ for step in "${steps[@]}"; do
         "$dice" info
         "$dice" selftest --output "selftest-$device.json" || status=1
         ;;
+    bench-eval)
+        "$python" "$here/bench/eval_bench.py" --dice "$dice" \
+            --output "bench-eval-$device.json" || status=1
+        ;;
     *)
         echo "gpu-check: unknown step '$step'" >&2
         status=2

@@ -28,6 +28,8 @@ const std::vector<Command>& commands() {
         {"tokenizer", "train a byte-level BPE tokenizer (train --help)",
          dice::cli::commandTokenizer},
         {"bench", "benchmarks that write result files (tokenizer)", dice::cli::commandBench},
+        {"eval", "evaluate a candidate, or a suite of them (--help)", dice::cli::commandEval},
+        {"runs", "list and manage stored evaluations (--help)", dice::cli::commandRuns},
     };
     return list;
 }

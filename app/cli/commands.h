@@ -20,5 +20,7 @@ int commandTokenizer(const Invocation& in);
 int commandBench(const Invocation& in);
 // Benchmarks of `dice bench`; their Invocation's args start with the benchmark's name.
 int benchTokenizer(const Invocation& in);
+int commandEval(const Invocation& in);
+int commandRuns(const Invocation& in);
 
 } // namespace dice::cli

@@ -2,13 +2,22 @@
 // dice-evald: the evaluation worker. One process per GPU owns the CUDA context; it reads requests
 // as JSON lines on stdin and answers on stdout (docs/worker-protocol.md).
 #include "core/common/version.h"
+#include "core/eval/evaluation_handlers.h"
+#include "core/eval/native_evaluator.h"
+#include "core/eval/sandbox.h"
 #include "core/eval/worker_service.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
 
 int main(int argc, char** argv) {
+    bool sandbox = true;
+    int device = 0;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--version") == 0) {
             std::cout << "dice-evald " << dice::kProductVersion << " (protocol "
@@ -16,17 +25,56 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (std::strcmp(argv[i], "--help") == 0) {
-            std::cout << "usage: dice-evald\n\nReads JSON-lines requests on stdin and writes "
-                         "replies on stdout.\n";
+            std::cout << "usage: dice-evald [--device N] [--no-sandbox]\n\nReads JSON-lines "
+                         "requests on stdin and writes replies on stdout.\n--device N   the GPU "
+                         "this worker owns (default 0)\n--no-sandbox keep the network (no user "
+                         "and network namespace)\n";
             return 0;
+        }
+        if (std::strcmp(argv[i], "--no-sandbox") == 0) {
+            sandbox = false;
+            continue;
+        }
+        if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
+            char* end = nullptr;
+            const long value = std::strtol(argv[++i], &end, 10);
+            if (end == argv[i] || *end != '\0' || value < 0 || value > 1024) {
+                std::cerr << "dice-evald: --device needs a GPU index\n";
+                return 2;
+            }
+            device = static_cast<int>(value);
+            continue;
         }
         std::cerr << "dice-evald: unknown argument " << argv[i] << "\n";
         return 2;
     }
-    std::ios::sync_with_stdio(false);
+    if (const char* off = std::getenv("DICE_EVALD_NO_SANDBOX"); off && *off && *off != '0')
+        sandbox = false;
+    // Before any thread exists: a process with threads cannot enter a new user namespace.
+    const nlohmann::json applied = dice::applyWorkerSandbox(sandbox);
+
+    // The protocol gets its own descriptor; whatever else writes to stdout (a library, a
+    // candidate's print) lands on stderr and cannot corrupt a reply.
+    const int protocolFd = dup(STDOUT_FILENO);
+    if (protocolFd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        std::perror("dice-evald: dup");
+        return 1;
+    }
+    FILE* protocolOut = fdopen(protocolFd, "w");
+    if (!protocolOut) {
+        std::perror("dice-evald: fdopen");
+        return 1;
+    }
+
     dice::WorkerService service;
-    const auto send = [](const nlohmann::json& message) {
-        std::cout << message.dump() << "\n" << std::flush;
+    dice::NativeEvaluator evaluator(device);
+    dice::addEvaluationHandlers(service, evaluator);
+    service.setHelloInfo("sandbox", applied);
+    service.setHelloInfo("device_index", device);
+    const auto send = [protocolOut](const nlohmann::json& message) {
+        const std::string line = message.dump() + "\n";
+        std::fwrite(line.data(), 1, line.size(), protocolOut);
+        std::fflush(protocolOut);
     };
     std::string line;
     while (std::getline(std::cin, line)) {
@@ -35,5 +83,7 @@ int main(int argc, char** argv) {
         if (!service.handleLine(line, send))
             break;
     }
-    return 0;
+    std::fflush(protocolOut);
+    // A lost CUDA context can hang in its destructors; nothing is left to clean up.
+    std::_Exit(0);
 }

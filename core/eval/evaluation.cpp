@@ -108,6 +108,7 @@ nlohmann::json toJson(const EvaluationResult& r) {
                                   {"stack_frame_bytes", u.stackFrameBytes},
                                   {"spill_store_bytes", u.spillStoreBytes},
                                   {"spill_load_bytes", u.spillLoadBytes}});
+    j["launches_per_call"] = r.launchesPerCall;
     j["trials"] = nlohmann::json::array();
     for (const auto& t : r.trials)
         j["trials"].push_back({{"trial", t.trial},
@@ -178,6 +179,7 @@ EvaluationResult evaluationFromJson(const nlohmann::json& j) {
             usage.spillLoadBytes = u.value("spill_load_bytes", 0);
             r.resources.push_back(usage);
         }
+        r.launchesPerCall = j.value("launches_per_call", 0);
         for (const auto& t : j.value("trials", nlohmann::json::array())) {
             TrialResult trial;
             trial.trial = t.value("trial", 0);

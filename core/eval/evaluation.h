@@ -68,6 +68,8 @@ struct EvaluationResult {
     std::vector<Diagnostic> diagnostics;
     std::vector<ResourceUsage> resources;
 
+    int launchesPerCall = 0; // kernel launches in one call of the candidate
+
     std::vector<TrialResult> trials;
     std::optional<TimingStats> candidateTime;       // CUDA events on our stream
     std::optional<TimingStats> referenceTime;       // CUDA events on our stream

@@ -212,7 +212,7 @@ bool WorkerProcess::readAvailable(int fd, std::string& buffer) {
 }
 
 WorkerReply WorkerProcess::call(const std::string& type, const nlohmann::json& body, int timeoutMs,
-                                const ProgressFn& onProgress) {
+                                const ProgressFn& onProgress, int idleTimeoutMs) {
     WorkerReply reply;
     if (m_pid <= 0) {
         std::string error;
@@ -230,6 +230,8 @@ WorkerReply WorkerProcess::call(const std::string& type, const nlohmann::json& b
         return reply;
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+    auto lastHeard = std::chrono::steady_clock::now();
+    m_idleTimeoutMs = idleTimeoutMs;
     for (;;) {
         // Complete lines already buffered come first.
         for (;;) {
@@ -253,6 +255,7 @@ WorkerReply WorkerProcess::call(const std::string& type, const nlohmann::json& b
             if (message["id"].get<std::int64_t>() != id)
                 continue; // a stale answer to an earlier, abandoned request
             const std::string kind = message["type"].get<std::string>();
+            lastHeard = std::chrono::steady_clock::now();
             if (kind == "progress") {
                 if (onProgress)
                     onProgress(message);
@@ -270,8 +273,17 @@ WorkerReply WorkerProcess::call(const std::string& type, const nlohmann::json& b
                            " ms; the worker was killed and will be restarted";
             return reply;
         }
+        const auto idleDeadline = lastHeard + std::chrono::milliseconds(m_idleTimeoutMs);
+        if (m_idleTimeoutMs > 0 && now >= idleDeadline) {
+            kill();
+            reply.status = WorkerReply::Status::Timeout;
+            reply.detail = "no progress for " + std::to_string(m_idleTimeoutMs) +
+                           " ms; the worker was killed and will be restarted";
+            return reply;
+        }
+        const auto next = m_idleTimeoutMs > 0 ? std::min(deadline, idleDeadline) : deadline;
         const int wait = static_cast<int>(
-            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count());
+            std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count());
         pollfd fds[2] = {{m_out, POLLIN, 0}, {m_err, POLLIN, 0}};
         const int ready = ::poll(fds, 2, std::min(wait, 1000));
         if (ready < 0 && errno != EINTR) {

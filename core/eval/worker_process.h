@@ -47,9 +47,14 @@ public:
 
     using ProgressFn = std::function<void(const nlohmann::json&)>;
     // Sends a request of `type` with `body` and waits up to timeoutMs for its result or error,
-    // passing progress messages to onProgress. Starts the worker if it is not running.
+    // passing progress messages to onProgress. Starts the worker if it is not running. With
+    // idleTimeoutMs > 0 the worker is also given up when it sends nothing (not even progress)
+    // for that long: a hung kernel stops the progress long before the whole limit.
     WorkerReply call(const std::string& type, const nlohmann::json& body, int timeoutMs,
-                     const ProgressFn& onProgress = {});
+                     const ProgressFn& onProgress = {}, int idleTimeoutMs = 0);
+    // Changes the idle limit of the call in progress (from its progress callback): a request
+    // may stay silent longer in one stage, such as a compile, than in another.
+    void setIdleTimeout(int idleTimeoutMs) { m_idleTimeoutMs = idleTimeoutMs; }
 
     int starts() const { return m_starts; }
     pid_t pid() const { return m_pid; }
@@ -71,6 +76,7 @@ private:
     std::string m_stderr;
     std::int64_t m_nextId = 1;
     int m_starts = 0;
+    int m_idleTimeoutMs = 0;
 };
 
 } // namespace dice

@@ -14,10 +14,13 @@ WorkerService::WorkerService() {
         nlohmann::json requests = nlohmann::json::array({"shutdown"});
         for (const auto& entry : m_handlers)
             requests.push_back(entry.first);
-        send(protocol::makeResult(
-            request.id, {{"worker", {{"name", protocol::kName}, {"version", kProductVersion}}},
-                         {"pid", static_cast<long long>(getpid())},
-                         {"requests", requests}}));
+        nlohmann::json body = {
+            {"worker", {{"name", protocol::kName}, {"version", kProductVersion}}},
+            {"pid", static_cast<long long>(getpid())},
+            {"requests", requests}};
+        for (auto it = m_helloInfo.begin(); it != m_helloInfo.end(); ++it)
+            body[it.key()] = it.value();
+        send(protocol::makeResult(request.id, body));
     });
     addHandler("device_info", [](const protocol::Request& request, const Emit& send) {
         send(protocol::makeResult(request.id, {{"system", toJson(collectSystemInfo())}}));
@@ -26,6 +29,10 @@ WorkerService::WorkerService() {
 
 void WorkerService::addHandler(const std::string& type, Handler handler) {
     m_handlers[type] = std::move(handler);
+}
+
+void WorkerService::setHelloInfo(const std::string& key, nlohmann::json value) {
+    m_helloInfo[key] = std::move(value);
 }
 
 bool WorkerService::handleLine(const std::string& line, const Emit& send) {
@@ -51,7 +58,7 @@ bool WorkerService::handleLine(const std::string& line, const Emit& send) {
     } catch (const std::exception& e) {
         send(protocol::makeError(request.id, e.what()));
     }
-    return true;
+    return !m_exit;
 }
 
 } // namespace dice

@@ -20,11 +20,20 @@ public:
     WorkerService();
 
     void addHandler(const std::string& type, Handler handler);
-    // Handles one line. Returns false when the request was "shutdown".
+    // Handles one line. Returns false when the request was "shutdown" or a handler asked the
+    // worker to exit.
     bool handleLine(const std::string& line, const Emit& send);
+
+    // Merged into the reply to "hello" (for example what the sandbox applied).
+    void setHelloInfo(const std::string& key, nlohmann::json value);
+    // Makes handleLine return false after the current request: a kernel fault leaves the CUDA
+    // context unusable, and only a new process gets a fresh one.
+    void requestExit() { m_exit = true; }
 
 private:
     std::map<std::string, Handler> m_handlers;
+    nlohmann::json m_helloInfo = nlohmann::json::object();
+    bool m_exit = false;
 };
 
 } // namespace dice

@@ -7,6 +7,7 @@
 #include "core/cuda/device_info.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/torch_cuda_bridge.h"
+#include "core/selftest/evaluator_checks.h"
 #include "core/selftest/selftest.h"
 #include "core/system/libtorch_info.h"
 #include "core/tokenizer/tokenizer_selftest.h"
@@ -337,6 +338,7 @@ std::vector<SelfTestCheck> selfTestChecks() {
         {"gpu.cupti", "gpu", "CUPTI's activity records time every kernel", checkCupti},
     };
     checks.push_back(tokenizerSelfTestCheck());
+    addEvaluatorChecks(checks);
     return checks;
 }
 

@@ -5,3 +5,6 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
 list(APPEND DICE_CORE_TORCH_SOURCES
     selftest/selftest_checks.cpp
 )
+list(APPEND DICE_CORE_PLAIN_SOURCES
+    selftest/evaluator_checks.cpp
+)

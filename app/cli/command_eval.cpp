@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/cli/arguments.h"
+#include "app/cli/commands.h"
+#include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/cuda/cuda_driver.h"
+#include "core/cuda/device_info.h"
+#include "core/eval/evaluator.h"
+#include "core/eval/metrics.h"
+#include "core/store/run_store.h"
+#include "core/tasks/task.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace dice::cli {
+
+namespace {
+
+const char* const kUsage =
+    "usage: dice eval TASK CANDIDATE [options]\n"
+    "       dice eval --suite DIR --candidates DIR [options]\n\n"
+    "Evaluates a native candidate (.dice) against a task: compiles it, checks correctness over\n"
+    "poisoned and guarded memory, times it against the reference and flags what looks wrong.\n"
+    "TASK is a built-in task's name or a task file. With --suite, every task of DIR is\n"
+    "evaluated with the candidate DIR/<task>.dice (a missing one counts as a failure) and the\n"
+    "paper's metrics are printed per level, raw and strict.\n\n"
+    "options:\n"
+    "  --preset NAME         bench (default) or small\n"
+    "  --tolerance X         atol = rtol = X for every floating dtype (the paper used 1e-2)\n"
+    "  --trials N            correctness trials (default 5)\n"
+    "  --warmups N           warm-up calls before timing (default 3)\n"
+    "  --timing-trials N     timed calls (default 100)\n"
+    "  --no-timing           check correctness only\n"
+    "  --compile-only        compile and inspect, run nothing\n"
+    "  --lenient             count a fallback that computes the right values as correct\n"
+    "  --idle-timeout S      give up on a kernel that shows no progress for S seconds (60)\n"
+    "  --repeat N            with --suite: evaluate the suite N times with one warm worker\n"
+    "  --devices LIST        GPUs to spread a suite over: all, or indices such as 0,1 (default 0)\n"
+    "  --json                print JSON\n"
+    "  --store DB            keep the run in this database\n"
+    "  --no-store            keep nothing (the default store is\n"
+    "                        $XDG_DATA_HOME/dice-workbench/runs.sqlite3)\n"
+    "  --tag TAG             tag the stored run\n\n"
+    "Exit status: 0 when every candidate is correct (or could not run for lack of a GPU),\n"
+    "1 otherwise, 2 for a usage error.\n";
+
+std::string fixedText(double v, int digits) {
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(digits) << v;
+    return out.str();
+}
+
+Task findTask(const std::string& nameOrPath) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(nameOrPath, ec))
+        return loadTask(nameOrPath);
+    const TaskSuite suite = loadTaskSuite(builtinTaskDirectory());
+    if (const Task* t = suite.find(nameOrPath))
+        return *t;
+    throw Error("no built-in task named '" + nameOrPath + "' and no such task file");
+}
+
+void printResult(const EvaluationResult& r, std::ostream& out) {
+    out << r.task << " (level " << r.level << ", preset " << r.preset << ")";
+    if (!r.device.empty())
+        out << " on " << r.device;
+    out << "\n";
+    out << "verdict: " << toString(r.verdict) << " - " << r.message << "\n";
+    if (r.compiled) {
+        out << "compile: NVRTC " << fixedText(r.compileMs, 1) << " ms, " << r.launchesPerCall
+            << " launch(es) per call\n";
+        for (const auto& u : r.resources)
+            out << "  " << u.function << ": " << u.registers << " registers, " << u.sharedBytes
+                << " B shared, " << u.spillStoreBytes << " B spilled\n";
+    }
+    for (const auto& d : r.diagnostics)
+        out << d.file << ":" << d.line << (d.column ? ":" + std::to_string(d.column) : "") << ": "
+            << toString(d.severity) << ": " << d.message << "\n";
+    if (!r.trials.empty()) {
+        int passed = 0;
+        double worst = 0;
+        for (const auto& t : r.trials) {
+            passed += t.passed ? 1 : 0;
+            worst = std::max(worst, t.maxAbsError);
+        }
+        out << "correctness: " << passed << "/" << r.trials.size() << " trials passed, max |error| "
+            << worst << "\n";
+    }
+    if (r.candidateTime && r.referenceTime) {
+        out << "timing (CUDA events, " << r.candidateTime->trials << " trials after "
+            << r.candidateTime->warmups << " warm-ups, L2 flushed):\n"
+            << "  candidate median " << fixedText(r.candidateTime->medianMs, 4) << " ms (mean "
+            << fixedText(r.candidateTime->meanMs, 4) << ", std "
+            << fixedText(r.candidateTime->stdMs, 4) << ")\n"
+            << "  reference median " << fixedText(r.referenceTime->medianMs, 4) << " ms (mean "
+            << fixedText(r.referenceTime->meanMs, 4) << ", std "
+            << fixedText(r.referenceTime->stdMs, 4) << ")\n";
+        if (r.candidateKernelTime && r.referenceKernelTime)
+            out << "  CUPTI, every kernel on every stream: candidate "
+                << fixedText(r.candidateKernelTime->medianMs, 4) << " ms, reference "
+                << fixedText(r.referenceKernelTime->medianMs, 4) << " ms\n";
+        out << "speedup: " << fixedText(r.speedup, 3) << "x";
+        if (r.physicalBoundMs > 0)
+            out << "   physical bound: " << fixedText(r.physicalBoundMs, 4) << " ms";
+        out << "\n";
+    }
+    for (const auto& f : r.flags)
+        out << "flag " << f.code << ": " << f.message << "\n";
+    out << "worker: " << r.workerState << ", " << fixedText(r.wallMs / 1000.0, 2) << " s\n";
+}
+
+bool acceptable(const EvaluationResult& r, bool strict) {
+    return r.verdict == Verdict::NotRun || r.countsAsCorrect(strict);
+}
+
+} // namespace
+
+int commandEval(const Invocation& in) {
+    const Arguments args(in.args,
+                         {"json", "help", "no-store", "no-timing", "compile-only", "lenient"},
+                         {"preset", "tolerance", "trials", "warmups", "timing-trials", "store",
+                          "tag", "suite", "candidates", "idle-timeout", "repeat", "devices"});
+    if (!args.ok()) {
+        std::cerr << "dice eval: " << args.error() << "\n";
+        return 2;
+    }
+    if (args.flag("help")) {
+        std::cout << kUsage;
+        return 0;
+    }
+    const bool suiteMode = args.has("suite") || args.has("candidates");
+    if (suiteMode ? (!args.has("suite") || !args.has("candidates") || !args.positionals().empty())
+                  : args.positionals().size() != 2) {
+        std::cerr << kUsage;
+        return 2;
+    }
+    EvalOptions options;
+    options.preset = args.value("preset", "bench");
+    options.correctnessTrials = args.integer("trials", options.correctnessTrials);
+    options.warmups = args.integer("warmups", options.warmups);
+    options.timingTrials = args.integer("timing-trials", options.timingTrials);
+    options.timing = !args.flag("no-timing");
+    options.strict = !args.flag("lenient");
+    if (args.has("tolerance"))
+        options.tolerance = args.number("tolerance", 1e-4);
+    // Validates the numbers the same way the worker will.
+    options = evalOptionsFromJson(toJson(options));
+
+    EvaluatorOptions evaluatorOptions;
+    evaluatorOptions.idleTimeoutMs = args.integer("idle-timeout", 60) * 1000;
+    if (args.has("devices")) {
+        const std::string list = args.value("devices");
+        evaluatorOptions.devices.clear();
+        if (list == "all") {
+            for (const auto& d : queryDevices())
+                evaluatorOptions.devices.push_back(d.index);
+        } else {
+            std::stringstream stream(list);
+            std::string item;
+            while (std::getline(stream, item, ',')) {
+                char* end = nullptr;
+                const long v = std::strtol(item.c_str(), &end, 10);
+                if (item.empty() || *end != '\0' || v < 0 || v > 1024)
+                    throw Error("--devices takes 'all' or GPU indices such as 0,1, not '" + list +
+                                "'");
+                evaluatorOptions.devices.push_back(static_cast<int>(v));
+            }
+        }
+        if (evaluatorOptions.devices.empty())
+            evaluatorOptions.devices.push_back(0);
+    }
+    Evaluator evaluator(evaluatorOptions);
+    std::unique_ptr<RunStore> store;
+    if (!args.flag("no-store"))
+        store = std::make_unique<RunStore>(args.value("store", RunStore::defaultPath()));
+    const std::string driver = cu::formatCudaVersion(cu::Driver::instance().version());
+    std::vector<std::string> tags;
+    if (args.has("tag"))
+        tags.push_back(args.value("tag"));
+    const bool json = args.flag("json");
+    auto keep = [&](const EvaluationResult& r, const std::string& source) -> std::int64_t {
+        if (!store || args.flag("compile-only"))
+            return 0;
+        return store->add(RunStore::recordOf(r, source, toJson(options), driver, tags));
+    };
+
+    if (!suiteMode) {
+        const Task task = findTask(args.positionals()[0]);
+        const std::string candidatePath = args.positionals()[1];
+        const std::string source = readTextFile(candidatePath);
+        const std::string name = std::filesystem::path(candidatePath).filename().string();
+        EvaluationResult r;
+        if (args.flag("compile-only")) {
+            r = evaluator.compile(task, source, name, options);
+        } else {
+            r = evaluator.evaluate(task, source, name, options,
+                                   [&](const std::string&, double, const std::string& message) {
+                                       if (!json && !message.empty())
+                                           std::cerr << "\r" << std::left << std::setw(40)
+                                                     << message << std::flush;
+                                   });
+            if (!json)
+                std::cerr << "\r" << std::string(40, ' ') << "\r" << std::flush;
+        }
+        const std::int64_t id = keep(r, source);
+        if (json) {
+            nlohmann::json out = toJson(r);
+            if (id > 0)
+                out["run_id"] = id;
+            std::cout << out.dump(2) << "\n";
+        } else {
+            printResult(r, std::cout);
+            if (id > 0)
+                std::cout << "stored as run " << id << " in " << store->path() << "\n";
+        }
+        return acceptable(r, options.strict) ? 0 : 1;
+    }
+
+    const std::string suiteDir = args.value("suite");
+    const std::string candidateDir = args.value("candidates");
+    const TaskSuite suite = loadTaskSuite(suiteDir);
+    for (const auto& p : suite.problems)
+        std::cerr << "warning: " << p.path << ": " << p.message << "\n";
+    if (suite.tasks.empty())
+        throw Error("no tasks in " + suiteDir);
+    const int repeats = args.integer("repeat", 1);
+    if (repeats < 1 || repeats > 1000)
+        throw Error("--repeat must be between 1 and 1000");
+    std::vector<Evaluator::Job> jobs;
+    std::vector<std::size_t> jobTask;
+    std::vector<TaskOutcome> outcomes;
+    for (std::size_t i = 0; i < suite.tasks.size(); ++i) {
+        const Task& t = suite.tasks[i];
+        outcomes.push_back({t.name, t.level, std::nullopt});
+        const auto path = std::filesystem::path(candidateDir) / (t.name + ".dice");
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(path, ec))
+            continue;
+        Evaluator::Job job;
+        job.task = &t;
+        job.source = readTextFile(path.string());
+        job.candidateName = path.filename().string();
+        job.options = options;
+        jobs.push_back(job);
+        jobTask.push_back(i);
+    }
+    // Repeats evaluate every candidate again; the metrics use the first round.
+    const std::size_t perRound = jobs.size();
+    for (int round = 1; round < repeats; ++round)
+        for (std::size_t k = 0; k < perRound; ++k) {
+            jobs.push_back(jobs[k]);
+            jobTask.push_back(jobTask[k]);
+        }
+    const auto results = evaluator.evaluateAll(jobs, [&](std::size_t i, const EvaluationResult& r) {
+        if (!json)
+            std::cerr << "  " << std::left << std::setw(28) << r.task << toString(r.verdict)
+                      << (r.speedup > 0 ? "  " + fixedText(r.speedup, 2) + "x" : "") << "\n";
+        (void)i;
+    });
+    nlohmann::json list = nlohmann::json::array();
+    bool allGood = true;
+    for (std::size_t k = 0; k < results.size(); ++k) {
+        if (k < perRound)
+            outcomes[jobTask[k]].result = results[k];
+        const std::int64_t id = keep(results[k], jobs[k].source);
+        nlohmann::json entry = toJson(results[k]);
+        if (id > 0)
+            entry["run_id"] = id;
+        entry["round"] = perRound ? k / perRound : 0;
+        list.push_back(entry);
+        allGood = allGood && acceptable(results[k], options.strict);
+    }
+    allGood = allGood && perRound == suite.tasks.size();
+    const MetricsTable metrics = computeMetrics(outcomes);
+    if (json) {
+        nlohmann::json missing = nlohmann::json::array();
+        for (const auto& o : outcomes)
+            if (!o.result)
+                missing.push_back(o.task);
+        std::cout << nlohmann::json{{"results", list},
+                                    {"missing", missing},
+                                    {"metrics", toJson(metrics)}}
+                         .dump(2)
+                  << "\n";
+    } else {
+        std::cout << std::left << std::setw(28) << "task" << std::setw(7) << "level"
+                  << std::setw(18) << "verdict" << std::setw(10) << "speedup"
+                  << "flags\n";
+        for (const auto& o : outcomes) {
+            std::cout << std::left << std::setw(28) << o.task << std::setw(7) << o.level;
+            if (!o.result) {
+                std::cout << "no candidate\n";
+                continue;
+            }
+            std::string flags;
+            for (const auto& f : o.result->flags)
+                flags += (flags.empty() ? "" : ",") + f.code;
+            std::cout << std::setw(18) << toString(o.result->verdict) << std::setw(10)
+                      << (o.result->speedup > 0 ? fixedText(o.result->speedup, 2) + "x" : "-")
+                      << flags << "\n";
+        }
+        std::cout << "\n" << formatMetricsTable(metrics);
+    }
+    return allGood ? 0 : 1;
+}
+
+} // namespace dice::cli

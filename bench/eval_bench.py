@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Benchmarks of the native evaluator (scripts/gpu-check.sh step bench-eval).
+
+For level-1 tasks with a native solution in resources/solutions and the same kernel in
+KernelBench's format in bench/kernelbench/ it measures, in one run:
+
+- the native evaluator end to end: `dice eval` in a fresh process (worker start, NVRTC compile,
+  5 correctness trials, 103 timed calls of candidate and reference), with its NVRTC compile time;
+- KernelBench's protocol (anchors §B.2) on the KernelBench-format solution of the same problem:
+  load_inline compile (the problems compiled concurrently, as KernelBench's build cache does),
+  inputs drawn on the CPU by the task's get_inputs(), 5 correctness trials, 3 warm-ups, 100 timed
+  trials plus one discarded with CUDA events and a 256 MB L2 flush, the reference timed the same
+  way; the ratio of the two end-to-end times;
+- timing agreement: the evaluator's reference medians against torch.cuda.Event timing in Python of
+  the same operators on inputs of the same shape, drawn on the GPU, with the same protocol;
+- noise: the coefficient of variation of the candidate's median over repeated evaluations;
+- throughput: evaluations per minute with the worker kept warm.
+
+usage: eval_bench.py --dice BUILD/bin/dice --output FILE [--tasks relu softmax] [--repeats 4]
+"""
+
+import argparse
+import concurrent.futures
+import datetime
+import json
+import multiprocessing
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def load_task(name):
+    with open(os.path.join(ROOT, "resources", "tasks", name + ".json")) as f:
+        return json.load(f)
+
+
+def run_dice(dice, args):
+    start = time.perf_counter()
+    proc = subprocess.run([dice] + args, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise RuntimeError("dice %s failed (%d): %s" % (" ".join(args), proc.returncode,
+                                                        proc.stderr[-2000:]))
+    return json.loads(proc.stdout), wall
+
+
+def native_cold(dice, task):
+    """One evaluation in a fresh process: what a user waits for."""
+    solution = os.path.join(ROOT, "resources", "solutions", task + ".dice")
+    result, wall = run_dice(dice, ["eval", task, solution, "--json", "--no-store"])
+    return {
+        "verdict": result["verdict"],
+        "message": result["message"],
+        "nvrtc_compile_ms": result["compile_ms"],
+        "evaluation_ms": result["wall_ms"],
+        "process_wall_s": wall,
+        "candidate_median_ms": result.get("candidate_time", {}).get("median_ms"),
+        "reference_median_ms": result.get("reference_time", {}).get("median_ms"),
+        "speedup": result["speedup"],
+    }
+
+
+def native_warm(dice, tasks, repeats):
+    """The tasks evaluated `repeats` times by one warm worker."""
+    with tempfile.TemporaryDirectory() as tmp:
+        task_dir = os.path.join(tmp, "tasks")
+        cand_dir = os.path.join(tmp, "candidates")
+        os.makedirs(task_dir)
+        os.makedirs(cand_dir)
+        for t in tasks:
+            shutil.copy(os.path.join(ROOT, "resources", "tasks", t + ".json"), task_dir)
+            shutil.copy(os.path.join(ROOT, "resources", "solutions", t + ".dice"), cand_dir)
+        out, wall = run_dice(dice, ["eval", "--suite", task_dir, "--candidates", cand_dir,
+                                    "--repeat", str(repeats), "--json", "--no-store"])
+    per_task = {}
+    for r in out["results"]:
+        per_task.setdefault(r["task"], []).append(r)
+    summary = {}
+    for t, runs in per_task.items():
+        cand = [r["candidate_time"]["median_ms"] for r in runs if "candidate_time" in r]
+        ref = [r["reference_time"]["median_ms"] for r in runs if "reference_time" in r]
+        cupti = [r["candidate_kernel_time"]["median_ms"] for r in runs
+                 if "candidate_kernel_time" in r]
+        summary[t] = {
+            "verdicts": [r["verdict"] for r in runs],
+            "candidate_medians_ms": cand,
+            "reference_medians_ms": ref,
+            "candidate_cupti_medians_ms": cupti,
+            "candidate_cv": statistics.pstdev(cand) / statistics.mean(cand) if len(cand) > 1
+            else None,
+            "reference_cv": statistics.pstdev(ref) / statistics.mean(ref) if len(ref) > 1
+            else None,
+            "evaluation_ms": [r["wall_ms"] for r in runs],
+        }
+    # The first evaluation starts the worker; the rest show the warm rate.
+    walls = [r["wall_ms"] for r in out["results"]][1:]
+    throughput = 60000.0 * len(walls) / sum(walls) if walls else None
+    return summary, throughput, wall
+
+
+def kernelbench_compile(task):
+    """Runs in a separate process: exec of the solution triggers load_inline."""
+    start = time.perf_counter()
+    scope = {}
+    with open(os.path.join(HERE, "kernelbench", task + ".py")) as f:
+        exec(compile(f.read(), task + ".py", "exec"), scope)
+    return task, time.perf_counter() - start
+
+
+def l2_flush(torch):
+    # KernelBench writes a 256 MB int64 tensor before each timed trial.
+    buf = torch.empty(256 * 1024 * 1024 // 8, dtype=torch.int64, device="cuda")
+    buf.fill_(1)
+
+
+def time_like_kernelbench(torch, model, make_inputs, warmups, trials, discard=1):
+    inputs = make_inputs()
+    for _ in range(warmups):
+        model(*inputs)
+        torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    times = []
+    for _ in range(trials + discard):
+        torch.cuda.synchronize()
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        l2_flush(torch)
+        start.record()
+        model(*inputs)
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    return times[discard:]
+
+
+def kernelbench_eval(torch, task, compile_s):
+    """KernelBench's evaluation of one problem after its compile (anchors §B.2)."""
+    spec = load_task(task)
+    start = time.perf_counter()
+    ref_scope = {}
+    exec(compile(spec["pytorch_module"], task + "_ref.py", "exec"), ref_scope)
+    new_scope = {}
+    with open(os.path.join(HERE, "kernelbench", task + ".py")) as f:
+        exec(compile(f.read(), task + ".py", "exec"), new_scope)
+    torch.manual_seed(42)
+    init = [x.cuda() if hasattr(x, "cuda") else x for x in ref_scope["get_init_inputs"]()]
+    torch.manual_seed(42)
+    ref = ref_scope["Model"](*init).cuda()
+    torch.manual_seed(42)
+    new = new_scope["ModelNew"](*init).cuda()
+    correct = True
+    torch.manual_seed(42)
+    seeds = [int(torch.randint(0, 2**31 - 1, (1,)).item()) for _ in range(5)]
+    for seed in seeds:
+        torch.manual_seed(seed)
+        inputs = [x.cuda() for x in ref_scope["get_inputs"]()]
+        with torch.no_grad():
+            expected = ref(*inputs)
+            torch.cuda.synchronize()
+            got = new(*inputs)
+            torch.cuda.synchronize()
+        if got.shape != expected.shape or not torch.allclose(got, expected, atol=1e-4, rtol=1e-4):
+            correct = False
+            break
+        del inputs, expected, got
+    new_ms = ref_ms = None
+    if correct:
+        with torch.no_grad():
+            new_ms = statistics.mean(time_like_kernelbench(
+                torch, new, lambda: [x.cuda() for x in ref_scope["get_inputs"]()], 3, 100))
+            ref_ms = statistics.mean(time_like_kernelbench(
+                torch, ref, lambda: [x.cuda() for x in ref_scope["get_inputs"]()], 5, 100))
+    eval_s = time.perf_counter() - start
+    return {"correct": correct, "compile_s": compile_s, "eval_s": eval_s,
+            "total_s": compile_s + eval_s, "candidate_mean_ms": new_ms, "reference_mean_ms": ref_ms}
+
+
+def python_reference_timing(torch, task, trials=100, warmups=3):
+    """torch.cuda.Event timing of the task's reference operator, inputs drawn on the GPU."""
+    spec = load_task(task)
+    preset = spec["presets"]["bench"]
+    shape = [preset[d] if isinstance(d, str) else d for d in spec["inputs"][0]["shape"]]
+    op = {"relu": lambda x: torch.relu(x), "softmax": lambda x: torch.softmax(x, dim=1),
+          "matmul": None}[task]
+    flush = torch.empty(256 * 1024 * 1024 // 8, dtype=torch.int64, device="cuda")
+    times = []
+    with torch.no_grad():
+        for i in range(warmups + trials):
+            x = torch.randn(shape, device="cuda")
+            torch.cuda.synchronize()
+            flush.fill_(i)
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            op(x)
+            end.record()
+            torch.cuda.synchronize()
+            if i >= warmups:
+                times.append(start.elapsed_time(end))
+            del x
+    return statistics.median(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dice", required=True)
+    parser.add_argument("--output", required=True)
+    parser.add_argument("--tasks", nargs="+", default=["relu", "softmax"])
+    parser.add_argument("--repeats", type=int, default=4)
+    parser.add_argument("--skip-kernelbench", action="store_true")
+    args = parser.parse_args()
+
+    import torch
+
+    report = {
+        "kind": "bench-eval",
+        # Paths of this machine stay out of the result: the program is named relative to the
+        # source tree, the output by its file name.
+        "command": "bench/eval_bench.py --dice %s --output %s --tasks %s --repeats %d" % (
+            os.path.relpath(os.path.abspath(args.dice), ROOT), os.path.basename(args.output),
+            " ".join(args.tasks), args.repeats),
+        "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
+                    "cuda": torch.version.cuda, "python": platform.python_version()},
+    }
+    info = subprocess.run([args.dice, "info", "--json"], capture_output=True, text=True)
+    if info.returncode == 0:
+        facts = json.loads(info.stdout)
+        report["machine"]["devices"] = facts.get("devices", [])
+        report["machine"]["cuda"] = facts.get("cuda", {})
+        report["machine"]["libtorch"] = facts.get("libtorch", {})
+
+    # KernelBench's compile starts first: it is by far the longest part, and it runs in other
+    # processes while the native evaluator works.
+    pool = None
+    futures = {}
+    compile_start = time.perf_counter()
+    if not args.skip_kernelbench:
+        os.environ.setdefault("TORCH_EXTENSIONS_DIR", tempfile.mkdtemp(prefix="dice-kb-ext-"))
+        # Spawned, not forked: this process has already started CUDA.
+        pool = concurrent.futures.ProcessPoolExecutor(
+            max_workers=len(args.tasks), mp_context=multiprocessing.get_context("spawn"))
+        futures = {t: pool.submit(kernelbench_compile, t) for t in args.tasks}
+
+    native = {t: native_cold(args.dice, t) for t in args.tasks}
+    warm, throughput, warm_wall = native_warm(args.dice, args.tasks, args.repeats)
+    agreement = {}
+    for t in args.tasks:
+        python_ms = python_reference_timing(torch, t)
+        ours = statistics.median(warm[t]["reference_medians_ms"])
+        agreement[t] = {"evaluator_reference_median_ms": ours, "python_events_median_ms": python_ms,
+                        "ratio": ours / python_ms, "within_5_percent": abs(ours / python_ms - 1) <= 0.05}
+
+    kernelbench = {}
+    if pool:
+        for t, fut in futures.items():
+            _, compile_s = fut.result()
+            kernelbench[t] = {"compile_s": compile_s}
+        kernelbench_compile_wall = time.perf_counter() - compile_start
+        pool.shutdown()
+        for t in args.tasks:
+            kernelbench[t] = kernelbench_eval(torch, t, kernelbench[t]["compile_s"])
+            torch.cuda.empty_cache()
+        report["kernelbench_parallel_compile_wall_s"] = kernelbench_compile_wall
+
+    comparison = {}
+    for t in args.tasks:
+        entry = {"native_end_to_end_s": native[t]["process_wall_s"]}
+        if t in kernelbench:
+            entry["kernelbench_end_to_end_s"] = kernelbench[t]["total_s"]
+            entry["ratio"] = kernelbench[t]["total_s"] / native[t]["process_wall_s"]
+            entry["at_least_20x"] = entry["ratio"] >= 20
+        comparison[t] = entry
+
+    noise = {t: {"candidate_cv": warm[t]["candidate_cv"],
+                 "candidate_median_ms": statistics.median(warm[t]["candidate_medians_ms"]),
+                 "below_3_percent": warm[t]["candidate_cv"] is not None
+                 and warm[t]["candidate_cv"] < 0.03}
+             for t in args.tasks if warm[t]["candidate_medians_ms"]}
+
+    report.update({"native_cold": native, "native_warm": warm,
+                   "warm_throughput_evaluations_per_minute": throughput,
+                   "native_warm_process_wall_s": warm_wall, "kernelbench": kernelbench,
+                   "end_to_end": comparison, "timing_agreement": agreement, "noise": noise})
+    with open(args.output, "w") as f:
+        json.dump(report, f, indent=2)
+        f.write("\n")
+
+    print("bench-eval summary (%s)" % report["machine"]["gpu"])
+    for t in args.tasks:
+        n = native[t]
+        print("  %-8s native: NVRTC %.1f ms, evaluation %.2f s, process %.2f s (%s)"
+              % (t, n["nvrtc_compile_ms"], n["evaluation_ms"] / 1000, n["process_wall_s"],
+                 n["verdict"]))
+        if t in kernelbench:
+            k = kernelbench[t]
+            print("  %-8s KernelBench protocol: compile %.1f s + evaluation %.1f s = %.1f s -> %.1fx"
+                  % (t, k["compile_s"], k["eval_s"], k["total_s"], comparison[t]["ratio"]))
+        a = agreement[t]
+        print("  %-8s reference %.4f ms (evaluator) vs %.4f ms (torch.cuda.Event): %.3f"
+              % (t, a["evaluator_reference_median_ms"], a["python_events_median_ms"], a["ratio"]))
+        if t in noise:
+            print("  %-8s candidate median %.4f ms, CV %.4f over %d evaluations"
+                  % (t, noise[t]["candidate_median_ms"], noise[t]["candidate_cv"] or 0,
+                     len(warm[t]["candidate_medians_ms"])))
+    if throughput:
+        print("  warm worker: %.1f evaluations per minute" % throughput)
+    ok = all(a["within_5_percent"] for a in agreement.values())
+    ok = ok and all(e.get("at_least_20x", True) for e in comparison.values())
+    ok = ok and all(v["below_3_percent"] for v in noise.values() if v["candidate_median_ms"] >= 1)
+    print("bench-eval: %s" % ("all goals met" if ok else "a goal was missed (see above)"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/eval/evaluator.h"
+
+#include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/eval/worker_process.h"
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+namespace dice {
+
+struct Evaluator::Impl {
+    struct Worker {
+        std::unique_ptr<WorkerProcess> process;
+        std::mutex mutex;
+        std::string lastStage;
+    };
+    EvaluatorOptions options;
+    std::vector<std::unique_ptr<Worker>> workers;
+    std::mutex doneMutex;
+
+    Worker& pick() {
+        // The first free worker; else wait for the first.
+        for (auto& w : workers) {
+            if (w->mutex.try_lock()) {
+                w->mutex.unlock();
+                return *w;
+            }
+        }
+        return *workers.front();
+    }
+
+    nlohmann::json request(const Task& task, const std::string& source, const std::string& name,
+                           const EvalOptions& options) const {
+        return {{"task", nlohmann::json::parse(taskToJson(task))},
+                {"task_path", task.path},
+                {"candidate", {{"source", source}, {"name", name}}},
+                {"options", toJson(options)}};
+    }
+
+    EvaluationResult run(Worker& w, const std::string& type, const Task& task,
+                         const std::string& source, const std::string& name,
+                         const EvalOptions& options, const ProgressFn& progress, std::string* ptx) {
+        std::lock_guard<std::mutex> lock(w.mutex);
+        const auto start = std::chrono::steady_clock::now();
+        const bool compileOnly = type == "compile";
+        w.lastStage = "start";
+        const int startsBefore = w.process->starts();
+        if (!w.process->running()) {
+            // Loading LibTorch and CUDA is not the candidate's time: start the worker first.
+            const WorkerReply hello =
+                w.process->call("hello", nlohmann::json::object(), this->options.runTimeoutMs);
+            if (hello.status != WorkerReply::Status::Ok) {
+                EvaluationResult failed;
+                failed.task = task.name;
+                failed.level = task.level;
+                failed.preset = options.preset;
+                failed.verdict = Verdict::NotRun;
+                failed.message = "the evaluation worker could not start: " +
+                                 (hello.detail.empty() ? hello.message.dump() : hello.detail);
+                failed.workerState = "not started";
+                return failed;
+            }
+        }
+        const WorkerReply reply = w.process->call(
+            type, request(task, source, name, options),
+            compileOnly ? this->options.compileTimeoutMs : this->options.runTimeoutMs,
+            [&](const nlohmann::json& message) {
+                w.lastStage = message.value("message", message.value("stage", std::string()));
+                // Compiling sends no progress; once it is done, silence means a hung kernel.
+                w.process->setIdleTimeout(message.value("stage", std::string()) == "compile"
+                                              ? this->options.compileTimeoutMs
+                                              : this->options.idleTimeoutMs);
+                if (progress)
+                    progress(message.value("stage", std::string()), message.value("fraction", 0.0),
+                             message.value("message", std::string()));
+            },
+            // Until the first progress message, a compile's silence is allowed.
+            compileOnly ? 0 : this->options.compileTimeoutMs);
+        EvaluationResult r;
+        r.task = task.name;
+        r.level = task.level;
+        r.preset = options.preset;
+        const bool restartedBefore = w.process->starts() > startsBefore && startsBefore > 0;
+        switch (reply.status) {
+        case WorkerReply::Status::Ok:
+            try {
+                r = evaluationFromJson(reply.message.at("evaluation"));
+            } catch (const std::exception& e) {
+                r.verdict = Verdict::NotRun;
+                r.message = std::string("the worker's reply could not be read: ") + e.what();
+            }
+            if (ptx && reply.message.contains("ptx") && reply.message["ptx"].is_string())
+                *ptx = reply.message["ptx"].get<std::string>();
+            if (reply.message.value("restart", false)) {
+                // The worker exits after a fault; the next request starts a fresh one.
+                w.process->stop();
+                r.workerState = "restarted after a fault (the CUDA context was lost)";
+            } else {
+                r.workerState = restartedBefore ? "ok (started again)" : "ok";
+            }
+            break;
+        case WorkerReply::Status::Error:
+            r.verdict = Verdict::NotRun;
+            r.message = "the worker refused the request: " +
+                        reply.message.value("message", std::string("no reason given"));
+            r.workerState = "ok";
+            break;
+        case WorkerReply::Status::Timeout:
+            r.verdict = Verdict::Timeout;
+            r.message = (compileOnly ? "compiling took too long"
+                                     : "no progress during \"" + w.lastStage + "\"") +
+                        std::string(": ") + reply.detail;
+            r.workerState = "restarted after a timeout";
+            break;
+        case WorkerReply::Status::Crashed:
+            r.verdict = Verdict::RuntimeError;
+            r.message = "the worker died during \"" + w.lastStage + "\": " + reply.detail;
+            r.workerState = "restarted after a crash";
+            w.process->stop();
+            break;
+        case WorkerReply::Status::NotStarted:
+            r.verdict = Verdict::NotRun;
+            r.message = "the evaluation worker could not start: " + reply.detail;
+            r.workerState = "not started";
+            break;
+        }
+        r.wallMs =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        return r;
+    }
+};
+
+Evaluator::Evaluator(EvaluatorOptions options)
+    : m_impl(std::make_unique<Impl>()) {
+    if (options.workerExecutable.empty())
+        options.workerExecutable =
+            (std::filesystem::path(executableDirectory()) / "dice-evald").string();
+    if (options.devices.empty())
+        options.devices = {0};
+    m_impl->options = options;
+    for (int device : options.devices) {
+        auto w = std::make_unique<Impl::Worker>();
+        std::vector<std::string> args = {"--device", std::to_string(device)};
+        if (!options.sandbox)
+            args.push_back("--no-sandbox");
+        w->process = std::make_unique<WorkerProcess>(options.workerExecutable, args);
+        m_impl->workers.push_back(std::move(w));
+    }
+}
+
+Evaluator::~Evaluator() = default;
+
+EvaluationResult Evaluator::evaluate(const Task& task, const std::string& source,
+                                     const std::string& candidateName, const EvalOptions& options,
+                                     const ProgressFn& progress) {
+    return m_impl->run(m_impl->pick(), "evaluate", task, source, candidateName, options, progress,
+                       nullptr);
+}
+
+EvaluationResult Evaluator::compile(const Task& task, const std::string& source,
+                                    const std::string& candidateName, const EvalOptions& options,
+                                    std::string* ptx) {
+    return m_impl->run(m_impl->pick(), "compile", task, source, candidateName, options, {}, ptx);
+}
+
+std::vector<EvaluationResult>
+Evaluator::evaluateAll(const std::vector<Job>& jobs,
+                       const std::function<void(std::size_t, const EvaluationResult&)>& done) {
+    std::vector<EvaluationResult> results(jobs.size());
+    std::atomic<std::size_t> next{0};
+    auto drain = [&](Impl::Worker& w) {
+        for (;;) {
+            const std::size_t i = next++;
+            if (i >= jobs.size())
+                return;
+            const Job& job = jobs[i];
+            results[i] = m_impl->run(w, "evaluate", *job.task, job.source, job.candidateName,
+                                     job.options, {}, nullptr);
+            if (done) {
+                std::lock_guard<std::mutex> lock(m_impl->doneMutex);
+                done(i, results[i]);
+            }
+        }
+    };
+    if (m_impl->workers.size() == 1) {
+        drain(*m_impl->workers.front());
+        return results;
+    }
+    std::vector<std::thread> threads;
+    for (auto& w : m_impl->workers)
+        threads.emplace_back(drain, std::ref(*w));
+    for (auto& t : threads)
+        t.join();
+    return results;
+}
+
+nlohmann::json Evaluator::hello(std::size_t worker) {
+    if (worker >= m_impl->workers.size())
+        throw Error("no worker " + std::to_string(worker));
+    auto& w = *m_impl->workers[worker];
+    std::lock_guard<std::mutex> lock(w.mutex);
+    // Starting a worker loads LibTorch and CUDA: give it the generous limit.
+    const WorkerReply reply =
+        w.process->call("hello", nlohmann::json::object(), m_impl->options.runTimeoutMs);
+    if (reply.status != WorkerReply::Status::Ok)
+        throw Error("the evaluation worker did not answer hello: " +
+                    (reply.detail.empty() ? reply.message.dump() : reply.detail));
+    return reply.message;
+}
+
+std::size_t Evaluator::workerCount() const {
+    return m_impl->workers.size();
+}
+
+int Evaluator::starts() const {
+    int total = 0;
+    for (const auto& w : m_impl->workers)
+        total += w->process->starts();
+    return total;
+}
+
+} // namespace dice

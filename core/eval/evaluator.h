@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/eval/eval_options.h"
+#include "core/eval/evaluation.h"
+#include "core/tasks/task.h"
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dice {
+
+struct EvaluatorOptions {
+    // dice-evald; empty: the one beside the running program.
+    std::string workerExecutable;
+    // One worker per GPU index; several make a pool that evaluateAll() spreads work over.
+    std::vector<int> devices = {0};
+    int compileTimeoutMs = 60000;
+    // No word from the worker (not even progress) for this long once it has compiled: a kernel
+    // hangs. Before that, compileTimeoutMs applies; starting a worker has runTimeoutMs.
+    int idleTimeoutMs = 60000;
+    int runTimeoutMs = 30 * 60 * 1000;
+    // Run the workers in their own network-less namespace where the kernel allows it.
+    bool sandbox = true;
+};
+
+// The one door to kernel evaluation for the CLI, the GUI and the RL loop. It owns the worker
+// processes (dice-evald), applies the timeouts, restarts a worker after a fault or a timeout and
+// says so in EvaluationResult::workerState. Every failure becomes a verdict; nothing throws for a
+// bad candidate. Calls may come from several threads: each worker serves one at a time.
+class Evaluator {
+public:
+    using ProgressFn =
+        std::function<void(const std::string& stage, double fraction, const std::string& message)>;
+
+    explicit Evaluator(EvaluatorOptions options = {});
+    ~Evaluator();
+    Evaluator(const Evaluator&) = delete;
+    Evaluator& operator=(const Evaluator&) = delete;
+
+    EvaluationResult evaluate(const Task& task, const std::string& source,
+                              const std::string& candidateName, const EvalOptions& options = {},
+                              const ProgressFn& progress = {});
+    // Compiles and inspects without running; `ptx` receives the PTX when given.
+    EvaluationResult compile(const Task& task, const std::string& source,
+                             const std::string& candidateName, const EvalOptions& options = {},
+                             std::string* ptx = nullptr);
+
+    struct Job {
+        const Task* task = nullptr;
+        std::string source;
+        std::string candidateName;
+        EvalOptions options;
+    };
+    // Spreads the jobs over the workers; results come back in the jobs' order. `done` is called
+    // (from worker threads, one at a time) as each finishes.
+    std::vector<EvaluationResult>
+    evaluateAll(const std::vector<Job>& jobs,
+                const std::function<void(std::size_t, const EvaluationResult&)>& done = {});
+
+    // The worker's hello reply (version, pid, sandbox); starts it when needed.
+    nlohmann::json hello(std::size_t worker = 0);
+    std::size_t workerCount() const;
+    // How many times workers were (re)started in all.
+    int starts() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace dice

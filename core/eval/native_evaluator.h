@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/eval/eval_options.h"
+#include "core/eval/evaluation.h"
+#include "core/tasks/task.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace dice {
+
+// Evaluates native candidates in this process: parse, compile (NVRTC and TorchScript), inspect the
+// host graph, and on a GPU run the protocol of DESIGN.md (correctness with poisoned and guarded
+// allocations, shapes, timing with L2 flushes, CUDA events and CUPTI). It owns the CUDA context of
+// one GPU, so it lives in the worker (dice-evald), where a faulting kernel costs only the worker.
+class NativeEvaluator {
+public:
+    using ProgressFn =
+        std::function<void(const std::string& stage, double fraction, const std::string& message)>;
+
+    explicit NativeEvaluator(int deviceIndex = 0);
+    ~NativeEvaluator();
+    NativeEvaluator(const NativeEvaluator&) = delete;
+    NativeEvaluator& operator=(const NativeEvaluator&) = delete;
+
+    // Everything that needs no GPU: the dialect, both compilers, the graph verdict, the precision
+    // scan and a dry run of the host code on CPU tensors of the `small` preset that binds every
+    // launch's arguments. The verdict is NotRun when all of that passed. `ptx` receives the PTX.
+    EvaluationResult compile(const Task& task, const std::string& source, const std::string& origin,
+                             const EvalOptions& options, std::string* ptx = nullptr);
+
+    // The whole protocol. Without a GPU the result is compile()'s, with the reason in message.
+    EvaluationResult evaluate(const Task& task, const std::string& source,
+                              const std::string& origin, const EvalOptions& options,
+                              const ProgressFn& progress = {});
+
+    // Why kernels cannot run here ("no CUDA driver: ..."), empty when they can.
+    std::string gpuUnavailableReason() const;
+    // True once a kernel fault left the CUDA context unusable; the owning process must exit.
+    bool contextLost() const;
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace dice

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/selftest/evaluator_checks.h"
+
+#include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/cuda/cuda_driver.h"
+#include "core/eval/evaluator.h"
+#include "core/eval/hack_suite.h"
+#include "core/tasks/task.h"
+
+#include <filesystem>
+#include <memory>
+
+namespace dice {
+
+namespace {
+
+std::string workerPath() {
+    return (std::filesystem::path(executableDirectory()) / "dice-evald").string();
+}
+
+void requireGpuForEvaluation() {
+    const auto& driver = cu::Driver::instance();
+    if (!driver.available())
+        throw SkipCheck{driver.unavailableReason()};
+    std::error_code ec;
+    if (!std::filesystem::exists(workerPath(), ec))
+        throw SkipCheck{"no dice-evald beside this program (run `dice selftest`)"};
+}
+
+// One worker for all the checks, kept warm; the hung-kernel hack needs short timeouts.
+Evaluator& sharedEvaluator() {
+    static std::unique_ptr<Evaluator> evaluator = [] {
+        EvaluatorOptions options;
+        options.compileTimeoutMs = 20000;
+        options.idleTimeoutMs = 10000;
+        options.runTimeoutMs = 300000;
+        return std::make_unique<Evaluator>(options);
+    }();
+    return *evaluator;
+}
+
+const Task& builtinTask(const std::string& name) {
+    static const TaskSuite suite = loadTaskSuite(builtinTaskDirectory());
+    const Task* task = suite.find(name);
+    if (!task)
+        throw Error("the built-in suite has no task " + name);
+    return *task;
+}
+
+std::string solutionPath(const std::string& task) {
+    return (std::filesystem::path(dataDirectory()) / "solutions" / (task + ".dice")).string();
+}
+
+std::string describe(const EvaluationResult& r) {
+    std::string flags;
+    for (const auto& f : r.flags)
+        flags += (flags.empty() ? " [" : ", ") + f.code;
+    if (!flags.empty())
+        flags += "]";
+    return toString(r.verdict) + flags + ": " + r.message;
+}
+
+// The worker answers and evaluates an honest candidate correctly after whatever came before.
+void checkWorkerAlive(CheckResult& result) {
+    Evaluator& evaluator = sharedEvaluator();
+    const auto hello = evaluator.hello();
+    EvalOptions options;
+    options.preset = "small";
+    options.timing = false;
+    const EvaluationResult r = evaluator.evaluate(
+        builtinTask("relu"), readTextFile(solutionPath("relu")), "relu.dice", options);
+    if (r.verdict != Verdict::Correct)
+        throw Error("after the hack, the honest relu was " + describe(r));
+    result.data["worker_pid"] = hello.value("pid", 0LL);
+    result.data["worker_starts"] = evaluator.starts();
+}
+
+void checkSolution(CheckResult& result, const std::string& task, double tolerance) {
+    requireGpuForEvaluation();
+    EvalOptions options;
+    options.preset = "small";
+    if (tolerance > 0)
+        options.tolerance = tolerance;
+    const EvaluationResult r = sharedEvaluator().evaluate(
+        builtinTask(task), readTextFile(solutionPath(task)), task + ".dice", options);
+    result.data["evaluation"] = toJson(r);
+    if (r.verdict != Verdict::Correct)
+        throw Error("the honest " + task + " solution was " + describe(r));
+    if (!r.candidateTime || !r.referenceTime || r.speedup <= 0)
+        throw Error("the honest " + task + " solution was not timed");
+    result.message = task + " (small preset): correct, " +
+                     std::to_string(r.candidateTime->medianMs) + " ms against " +
+                     std::to_string(r.referenceTime->medianMs) + " ms";
+}
+
+void checkHack(CheckResult& result, const HackCase& hack) {
+    requireGpuForEvaluation();
+    EvalOptions options;
+    options.preset = hack.preset;
+    const EvaluationResult r = sharedEvaluator().evaluate(
+        builtinTask(hack.task), readTextFile(hack.file), hack.name + ".dice", options);
+    result.data["evaluation"] = toJson(r);
+    std::string why;
+    if (!hackCaught(hack, r, &why))
+        throw Error(why);
+    checkWorkerAlive(result);
+    result.message = why.substr(0, 200) + "; the worker (" + r.workerState + ") then passed relu";
+}
+
+} // namespace
+
+void addEvaluatorChecks(std::vector<SelfTestCheck>& checks) {
+    checks.push_back({"eval.relu", "gpu", "the relu solution evaluates as correct",
+                      [](CheckResult& r) { checkSolution(r, "relu", 0); }});
+    checks.push_back({"eval.softmax", "gpu", "the softmax solution evaluates as correct",
+                      [](CheckResult& r) { checkSolution(r, "softmax", 0); }});
+    checks.push_back({"eval.matmul", "gpu", "the matmul solution evaluates as correct",
+                      [](CheckResult& r) { checkSolution(r, "matmul", 0); }});
+    std::vector<HackCase> hacks;
+    std::string problem;
+    try {
+        hacks = loadHackSuite(hackDirectory());
+    } catch (const Error& e) {
+        problem = e.what();
+    }
+    if (!problem.empty()) {
+        checks.push_back(
+            {"hack.suite", "gpu", "the hack suite can be read", [problem](CheckResult&) {
+                 requireGpuForEvaluation();
+                 throw Error(problem);
+             }});
+        return;
+    }
+    for (const auto& hack : hacks)
+        checks.push_back({"hack." + hack.name, "gpu",
+                          "the evaluator catches " + hack.name + " and the worker survives",
+                          [hack](CheckResult& r) { checkHack(r, hack); }});
+}
+
+} // namespace dice

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/common/file_util.h"
+#include "core/cuda/nvrtc_compiler.h"
+#include "core/eval/evaluator.h"
+#include "core/tasks/task.h"
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <signal.h>
+
+using namespace dice;
+
+namespace {
+
+std::string resource(const std::string& relative) {
+    return readTextFile(std::string(DICE_SOURCE_DIR) + "/resources/" + relative);
+}
+
+Task task(const std::string& name) {
+    return loadTask(std::string(DICE_SOURCE_DIR) + "/resources/tasks/" + name + ".json");
+}
+
+EvaluatorOptions workerOptions() {
+    EvaluatorOptions o;
+    o.workerExecutable = DICE_BIN_DIR "/dice-evald";
+    return o;
+}
+
+} // namespace
+
+class TestEvaluator : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() {
+        if (!NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+    }
+
+    void helloReportsTheSandbox() {
+        Evaluator evaluator(workerOptions());
+        const auto hello = evaluator.hello();
+        QVERIFY(hello.contains("sandbox"));
+        const auto& s = hello["sandbox"];
+        QCOMPARE(s["core_dumps"].get<std::string>(), std::string("off"));
+        QVERIFY(s["no_new_privs"].get<bool>());
+        const std::string network = s["network"].get<std::string>();
+        QVERIFY2(network.rfind("isolated", 0) == 0 || network.rfind("not isolated", 0) == 0,
+                 network.c_str());
+        QVERIFY(hello["requests"].dump().find("evaluate") != std::string::npos);
+    }
+
+    void compilesAndEvaluatesThroughTheWorker() {
+        Evaluator evaluator(workerOptions());
+        std::string ptx;
+        const auto compiled = evaluator.compile(task("softmax"), resource("solutions/softmax.dice"),
+                                                "softmax.dice", {}, &ptx);
+        QVERIFY2(compiled.verdict == Verdict::NotRun, compiled.message.c_str());
+        QVERIFY(compiled.compiled);
+        QVERIFY(ptx.find(".entry") != std::string::npos);
+        QCOMPARE(compiled.workerState, std::string("ok"));
+
+        const auto invalid =
+            evaluator.evaluate(task("relu"), resource("hacks/host_print.dice"), "host_print.dice");
+        QVERIFY2(invalid.verdict == Verdict::InvalidCandidate, invalid.message.c_str());
+        QVERIFY2(invalid.message.find("print()") != std::string::npos, invalid.message.c_str());
+
+        const auto fallback = evaluator.evaluate(
+            task("relu"), resource("hacks/fallback_torch_ops.dice"), "fallback_torch_ops.dice");
+        QVERIFY2(fallback.verdict == Verdict::Fallback, fallback.message.c_str());
+        QVERIFY(fallback.hasFlag("fallback"));
+        QVERIFY(!fallback.countsAsCorrect(true));
+        QCOMPARE(evaluator.starts(), 1);
+    }
+
+    void spreadsJobsOverAPool() {
+        EvaluatorOptions o = workerOptions();
+        o.devices = {0, 0};
+        Evaluator evaluator(o);
+        QCOMPARE(evaluator.workerCount(), size_t(2));
+        const Task relu = task("relu");
+        const Task softmax = task("softmax");
+        std::vector<Evaluator::Job> jobs;
+        for (int i = 0; i < 4; ++i) {
+            Evaluator::Job job;
+            job.task = i % 2 ? &softmax : &relu;
+            job.source = resource(i % 2 ? "solutions/softmax.dice" : "solutions/relu.dice");
+            job.candidateName = i % 2 ? "softmax.dice" : "relu.dice";
+            jobs.push_back(job);
+        }
+        int reported = 0;
+        const auto results =
+            evaluator.evaluateAll(jobs, [&](std::size_t, const EvaluationResult&) { ++reported; });
+        QCOMPARE(reported, 4);
+        QCOMPARE(results.size(), size_t(4));
+        for (std::size_t i = 0; i < results.size(); ++i) {
+            QCOMPARE(results[i].task, std::string(i % 2 ? "softmax" : "relu"));
+            QVERIFY2(results[i].compiled, results[i].message.c_str());
+        }
+    }
+
+    void hungWorkerBecomesATimeout() {
+        EvaluatorOptions o = workerOptions();
+        o.idleTimeoutMs = 1500;
+        o.compileTimeoutMs = 5000;
+        Evaluator evaluator(o);
+        const auto pid = evaluator.hello()["pid"].get<long long>();
+        ::kill(static_cast<pid_t>(pid), SIGSTOP);
+        const auto r =
+            evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
+        QVERIFY2(r.verdict == Verdict::Timeout, r.message.c_str());
+        QCOMPARE(r.workerState, std::string("restarted after a timeout"));
+        const auto next =
+            evaluator.compile(task("relu"), resource("solutions/relu.dice"), "relu.dice");
+        QVERIFY2(next.compiled, next.message.c_str());
+        QCOMPARE(evaluator.starts(), 2);
+    }
+
+    void crashedWorkerBecomesARuntimeError() {
+        Evaluator evaluator(workerOptions());
+        const auto pid = evaluator.hello()["pid"].get<long long>();
+        ::kill(static_cast<pid_t>(pid), SIGKILL);
+        const auto r =
+            evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
+        QVERIFY2(r.verdict == Verdict::RuntimeError, r.message.c_str());
+        QCOMPARE(r.workerState, std::string("restarted after a crash"));
+        const auto next =
+            evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
+        QVERIFY2(next.compiled, next.message.c_str());
+    }
+
+    void cliEvaluatesStoresAndLists() {
+        QTemporaryDir dir;
+        const QString store = dir.filePath("runs.sqlite3");
+        const QString dice = QStringLiteral(DICE_BIN_DIR "/dice");
+        auto run = [&](const QStringList& args) {
+            QProcess p;
+            p.start(dice, args);
+            p.waitForFinished(180000);
+            return std::make_pair(p.exitCode(), p.readAllStandardOutput().toStdString());
+        };
+        const auto [evalCode, evalOut] =
+            run({"eval", "relu", DICE_SOURCE_DIR "/resources/solutions/relu.dice", "--store", store,
+                 "--json", "--tag", "nightly"});
+        QCOMPARE(evalCode, 0);
+        const auto result = nlohmann::json::parse(evalOut);
+        QCOMPARE(result["task"].get<std::string>(), std::string("relu"));
+        QVERIFY(result["compiled"].get<bool>());
+        const long long id = result["run_id"].get<long long>();
+        const auto [listCode, listOut] = run({"runs", "--store", store, "--json"});
+        QCOMPARE(listCode, 0);
+        const auto list = nlohmann::json::parse(listOut);
+        QCOMPARE(list.size(), size_t(1));
+        QCOMPARE(list[0]["id"].get<long long>(), id);
+        QCOMPARE(list[0]["tags"][0].get<std::string>(), std::string("nightly"));
+        QCOMPARE(run({"runs", "pin", QString::number(id), "--store", store}).first, 0);
+        const auto [baseCode, baseOut] =
+            run({"runs", "baseline", "relu", "--store", store, "--json"});
+        QCOMPARE(baseCode, 0);
+        QCOMPARE(nlohmann::json::parse(baseOut)["id"].get<long long>(), id);
+        QCOMPARE(run({"runs", "delete", QString::number(id), "--store", store}).first, 0);
+        QCOMPARE(run({"runs", "show", QString::number(id), "--store", store}).first, 1);
+        QCOMPARE(run({"eval", "relu"}).first, 2);
+    }
+
+    void cliEvaluatesASuite() {
+        QTemporaryDir dir;
+        QDir root(dir.path());
+        root.mkdir("tasks");
+        root.mkdir("candidates");
+        for (const char* t : {"relu", "softmax"})
+            QVERIFY(QFile::copy(QString(DICE_SOURCE_DIR "/resources/tasks/%1.json").arg(t),
+                                dir.filePath(QString("tasks/%1.json").arg(t))));
+        QVERIFY(QFile::copy(DICE_SOURCE_DIR "/resources/solutions/relu.dice",
+                            dir.filePath("candidates/relu.dice")));
+        QProcess p;
+        p.start(QStringLiteral(DICE_BIN_DIR "/dice"),
+                {"eval", "--suite", dir.filePath("tasks"), "--candidates",
+                 dir.filePath("candidates"), "--no-store", "--json", "--no-timing"});
+        QVERIFY(p.waitForFinished(180000));
+        // softmax has no candidate: it counts as a failure.
+        QCOMPARE(p.exitCode(), 1);
+        const auto out = nlohmann::json::parse(p.readAllStandardOutput().toStdString());
+        QCOMPARE(out["results"].size(), size_t(1));
+        QCOMPARE(out["missing"][0].get<std::string>(), std::string("softmax"));
+        const auto& all = out["metrics"]["raw"].back();
+        QCOMPARE(all["scope"].get<std::string>(), std::string("all"));
+        QCOMPARE(all["tasks"].get<int>(), 2);
+        QCOMPARE(all["compile_rate"].get<double>(), 0.5);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEvaluator)
+#include "tst_evaluator.moc"

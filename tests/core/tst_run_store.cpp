@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/store/run_store.h"
+
+#include <sqlite3.h>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <set>
+
+using namespace dice;
+
+namespace {
+
+RunRecord sample(const std::string& task, double speedup, std::vector<std::string> tags = {}) {
+    EvaluationResult r;
+    r.task = task;
+    r.level = 2;
+    r.verdict = Verdict::Correct;
+    r.speedup = speedup;
+    r.device = "NVIDIA H200";
+    r.message = "correct";
+    return RunStore::recordOf(r, "#pragma dice device\n...", {{"preset", "bench"}}, "13.0",
+                              std::move(tags));
+}
+
+} // namespace
+
+class TestRunStore : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void addListGetDelete() {
+        QTemporaryDir dir;
+        RunStore store(dir.filePath("runs.sqlite3").toStdString());
+        QCOMPARE(store.schemaVersion(), RunStore::kSchemaVersion);
+        const auto a = store.add(sample("relu", 1.5, {"nightly", "h200"}));
+        const auto b = store.add(sample("softmax", 3.0));
+        const auto c = store.add(sample("relu", 0.8));
+        QVERIFY(a < b && b < c);
+        QCOMPARE(store.list().size(), size_t(3));
+        const auto relu = store.list({"relu", RunQuery::Order::Newest, 0});
+        QCOMPARE(relu.size(), size_t(2));
+        QCOMPARE(relu[0].id, c);
+        const auto fastest = store.list({"", RunQuery::Order::Fastest, 1});
+        QCOMPARE(fastest.size(), size_t(1));
+        QCOMPARE(fastest[0].task, std::string("softmax"));
+        const auto got = store.get(a);
+        QVERIFY(got.has_value());
+        QCOMPARE(got->tags, (std::vector<std::string>{"h200", "nightly"}));
+        QCOMPARE(got->level, 2);
+        QCOMPARE(got->driver, std::string("13.0"));
+        QCOMPARE(got->verdict, std::string("correct"));
+        QCOMPARE(got->result["message"].get<std::string>(), std::string("correct"));
+        QCOMPARE(got->options["preset"].get<std::string>(), std::string("bench"));
+        QVERIFY(got->createdAt.size() == 20 && got->createdAt.back() == 'Z');
+        QVERIFY(store.remove(b));
+        QVERIFY(!store.remove(b));
+        QVERIFY(!store.get(b).has_value());
+    }
+
+    void baselines() {
+        QTemporaryDir dir;
+        RunStore store(dir.filePath("runs.sqlite3").toStdString());
+        const auto a = store.add(sample("relu", 1.5));
+        const auto b = store.add(sample("relu", 2.5));
+        QVERIFY(!store.baseline("relu").has_value());
+        store.pinBaseline(a);
+        QCOMPARE(store.baseline("relu")->id, a);
+        store.pinBaseline(b);
+        QCOMPARE(store.baseline("relu")->id, b);
+        QVERIFY(store.get(b)->baseline);
+        QVERIFY(!store.get(a)->baseline);
+        store.unpinBaseline("relu");
+        QVERIFY(!store.baseline("relu").has_value());
+        store.pinBaseline(a);
+        QVERIFY(store.remove(a));
+        QVERIFY(!store.baseline("relu").has_value());
+        QVERIFY_EXCEPTION_THROWN(store.pinBaseline(9999), dice::Error);
+    }
+
+    void migratesVersionOne() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("old.sqlite3").toStdString();
+        sqlite3* db = nullptr;
+        QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+        const std::string sql = readTextFile(DICE_TEST_FIXTURES "/store/runs-v1.sql");
+        QCOMPARE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(db);
+
+        RunStore store(path);
+        QCOMPARE(store.schemaVersion(), 2);
+        const auto runs = store.list({"", RunQuery::Order::Oldest, 0});
+        QCOMPARE(runs.size(), size_t(4));
+        QCOMPARE(runs[0].task, std::string("relu"));
+        QCOMPARE(runs[0].verdict, std::string("correct"));
+        QCOMPARE(runs[0].speedup, 1.02);
+        QCOMPARE(runs[0].device, std::string("NVIDIA H200"));
+        QCOMPARE(runs[2].level, 2);
+        QCOMPARE(runs[2].dialect, std::string("kernelbench"));
+        QCOMPARE(runs[2].verdict, std::string("fallback"));
+        // A damaged result survives the migration with defaults.
+        QCOMPARE(runs[3].verdict, std::string(""));
+        QCOMPARE(runs[3].level, 1);
+        // The new tables work on the migrated file.
+        store.pinBaseline(runs[0].id);
+        QCOMPARE(store.baseline("relu")->id, runs[0].id);
+        const auto added = store.add(sample("relu", 4.0, {"after-migration"}));
+        QCOMPARE(store.get(added)->tags.size(), size_t(1));
+    }
+
+    void rejectsForeignFiles() {
+        QTemporaryDir dir;
+        const std::string text = dir.filePath("text.sqlite3").toStdString();
+        writeFileAtomically(text, "this is not a database, it is a text file of some length\n");
+        try {
+            RunStore store(text);
+            QFAIL("opened a text file");
+        } catch (const FileError& e) {
+            QVERIFY2(std::string(e.what()).rfind(text, 0) == 0, e.what());
+        }
+        const std::string newer = dir.filePath("newer.sqlite3").toStdString();
+        sqlite3* db = nullptr;
+        sqlite3_open(newer.c_str(), &db);
+        sqlite3_exec(db, "CREATE TABLE x (a); PRAGMA user_version = 99;", nullptr, nullptr,
+                     nullptr);
+        sqlite3_close(db);
+        try {
+            RunStore store(newer);
+            QFAIL("opened a newer schema");
+        } catch (const FileError& e) {
+            QVERIFY2(std::string(e.what()).find("schema version 99") != std::string::npos,
+                     e.what());
+        }
+        const std::string other = dir.filePath("other.sqlite3").toStdString();
+        sqlite3_open(other.c_str(), &db);
+        sqlite3_exec(db, "CREATE TABLE notes (a);", nullptr, nullptr, nullptr);
+        sqlite3_close(db);
+        QVERIFY_EXCEPTION_THROWN(RunStore{other}, FileError);
+    }
+
+    void killedWriterLosesOnlyTheRunInFlight() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("crash.sqlite3").toStdString();
+        { RunStore create(path); }
+        int fds[2];
+        QCOMPARE(pipe(fds), 0);
+        const pid_t child = fork();
+        QVERIFY(child >= 0);
+        if (child == 0) {
+            ::close(fds[0]);
+            try {
+                RunStore store(path);
+                const std::string big(256 * 1024, 'x');
+                for (int i = 0;; ++i) {
+                    RunRecord r = sample("relu", i);
+                    r.source = big;
+                    const std::int64_t id = store.add(r);
+                    if (::write(fds[1], &id, sizeof(id)) != sizeof(id))
+                        ::_exit(3);
+                }
+            } catch (...) {
+                ::_exit(2);
+            }
+        }
+        ::close(fds[1]);
+        std::set<std::int64_t> committed;
+        std::int64_t id = 0;
+        while (committed.size() < 25 && ::read(fds[0], &id, sizeof(id)) == sizeof(id))
+            committed.insert(id);
+        ::kill(child, SIGKILL);
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        QVERIFY(WIFSIGNALED(status));
+        while (::read(fds[0], &id, sizeof(id)) == sizeof(id))
+            committed.insert(id);
+        ::close(fds[0]);
+        QVERIFY(committed.size() >= 25);
+
+        RunStore store(path);
+        std::set<std::int64_t> present;
+        for (const auto& r : store.list())
+            present.insert(r.id);
+        for (const auto c : committed)
+            QVERIFY2(present.count(c), ("run " + std::to_string(c) + " was lost").c_str());
+        // At most the run in flight is missing from what the writer reported.
+        QVERIFY(present.size() <= committed.size() + 1);
+        QVERIFY(store.add(sample("relu", 1.0)) > 0);
+    }
+
+    void defaultPathFollowsXdg() {
+        QTemporaryDir dir;
+        qputenv("XDG_DATA_HOME", dir.path().toUtf8());
+        QCOMPARE(RunStore::defaultPath(),
+                 dir.path().toStdString() + "/dice-workbench/runs.sqlite3");
+        qunsetenv("XDG_DATA_HOME");
+        qputenv("HOME", "/home/someone");
+        QCOMPARE(RunStore::defaultPath(),
+                 std::string("/home/someone/.local/share/dice-workbench/runs.sqlite3"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRunStore)
+#include "tst_run_store.moc"
