@@ -81,7 +81,8 @@ private Q_SLOTS:
     }
 
     void analysesTheReluSolution() {
-        const auto c = parseNativeCandidate(resource("solutions/relu.dice"), "relu.dice");
+        const auto c = parseNativeCandidate(
+            dice::readTextFile(DICE_TEST_FIXTURES "/candidates/relu_basic.dice"), "relu.dice");
         const auto program = HostProgram::compile(c);
         const auto& a = program.analysis();
         QCOMPARE(a.arity, 1);
@@ -128,7 +129,8 @@ private Q_SLOTS:
     }
 
     void bindsLaunchArguments() {
-        const auto c = parseNativeCandidate(resource("solutions/relu.dice"), "relu.dice");
+        const auto c = parseNativeCandidate(
+            dice::readTextFile(DICE_TEST_FIXTURES "/candidates/relu_basic.dice"), "relu.dice");
         const auto kernels = parseKernelSignatures(c);
         const auto program = HostProgram::compile(c);
         Recorder recorder(resolveKernel(kernels, "relu_kernel").params);
