@@ -16,6 +16,7 @@ packages=(
     libqscintilla2-qt6-dev libqcustomplot-dev
     libtorch-dev nlohmann-json3-dev libpcre2-dev libicu-dev libsqlite3-dev
     xvfb xauth
+    python3-torch
 )
 
 missing=()

@@ -11,16 +11,22 @@
 #include "core/kernelbench/importer.h"
 #include "core/kernelbench/prompts.h"
 #include "core/kernelbench/python_evaluator.h"
+#include "core/system/result_file.h"
 #include "core/tasks/task.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
 namespace dice::cli {
+
+// command_kernelbench_bench.cpp
+int kernelBenchAgreement(const std::vector<std::string>& argv,
+                         const std::vector<std::string>& rest);
 
 namespace {
 
@@ -49,7 +55,11 @@ const char* const kUsage =
     "  env [--json]\n"
     "      which python3 the KernelBench dialect would use, and what is missing\n"
     "  presets [--json]\n"
-    "      the decoding settings of the paper's evaluation and of its RL rollouts\n";
+    "      the decoding settings of the paper's evaluation and of its RL rollouts\n"
+    "  bench --solutions DIR --problems DIR --output FILE [--work DIR] [--timeout S]\n"
+    "      the agreement benchmark: each solution DIR/levelN/NAME.py evaluated by the Python\n"
+    "      evaluator, the problem imported as a task and NAME.dice evaluated by the native one\n"
+    "      (dice eval); verdicts, speedups and time per evaluation side by side\n";
 
 std::string readProblem(const std::string& path) {
     const std::string text = readTextFile(path);
@@ -361,13 +371,15 @@ int commandKernelBench(const Invocation& in) {
         return environment(rest);
     if (sub == "presets")
         return presets(rest);
+    if (sub == "bench")
+        return kernelBenchAgreement(in.argv, rest);
     std::cerr << "dice kernelbench: unknown command '" << sub << "'\n\n" << kUsage;
     return 2;
 }
 
 int commandImport(const Invocation& in) {
-    const Arguments args(in.args, {"dry-run", "fast-init", "json", "help"},
-                         {"output", "level", "python"});
+    const Arguments args(in.args, {"dry-run", "fast-init", "json", "verify-bench", "help"},
+                         {"output", "level", "python", "device", "report"});
     if (!args.ok()) {
         std::cerr << "dice import: " << args.error() << "\n";
         return 2;
@@ -376,13 +388,16 @@ int commandImport(const Invocation& in) {
         args.positionals().size() < 2) {
         (args.flag("help") ? std::cout : std::cerr)
             << "usage: dice import kernelbench PATH... [--output DIR] [--level N] [--dry-run]\n"
-               "                                [--fast-init] [--python EXE] [--json]\n\n"
+               "                                [--fast-init] [--python EXE] [--json]\n"
+               "                                [--verify-bench --device DEV] [--report FILE]\n\n"
                "Turns KernelBench problem files (or every *.py of a folder) into native tasks:\n"
                "a task file with a TorchScript reference and a safetensors file with the\n"
                "problem's parameters (seed 42). Each conversion is verified against the\n"
                "original Model on the small preset; problems that cannot be converted are\n"
                "listed with the reason. --dry-run converts and verifies without writing;\n"
-               "--fast-init (with --dry-run) skips the seeded initialisation of the weights.\n";
+               "--fast-init (with --dry-run) skips the seeded initialisation of the weights.\n"
+               "--verify-bench also compares each reference with the original Model at the\n"
+               "bench sizes on DEV (a GPU) and writes nothing; --report writes a result file.\n";
         return args.flag("help") ? 0 : 2;
     }
     kernelbench::ImportOptions options;
@@ -391,8 +406,10 @@ int commandImport(const Invocation& in) {
     options.dryRun = args.flag("dry-run");
     options.fastInit = args.flag("fast-init");
     options.python = args.value("python");
-    if (options.fastInit && !options.dryRun)
-        throw Error("--fast-init writes no real weights: use it with --dry-run");
+    options.verifyBench = args.flag("verify-bench");
+    options.device = args.value("device");
+    if (options.fastInit && !options.dryRun && !options.verifyBench)
+        throw Error("--fast-init writes no real weights: use it with --dry-run or --verify-bench");
     if (options.level < 0 || options.level > 3)
         throw Error("--level must be 1, 2 or 3");
     const std::vector<std::string> paths(args.positionals().begin() + 1, args.positionals().end());
@@ -413,16 +430,38 @@ int commandImport(const Invocation& in) {
         });
     const int total = static_cast<int>(report.problems.size());
     const int converted = report.converted();
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& p : report.problems)
+        list.push_back({{"source", p.source},
+                        {"converted", p.converted},
+                        {"task", p.task},
+                        {"task_file", p.taskFile},
+                        {"reason", p.reason},
+                        {"notes", p.notes},
+                        {"max_error", p.maxError}});
+    if (args.has("report")) {
+        // Result files name problems, not this machine's folders.
+        nlohmann::json file = resultFileHeader("kernelbench-import", in.argv);
+        nlohmann::json entries = nlohmann::json::array();
+        for (auto entry : list) {
+            entry["source"] =
+                std::filesystem::path(entry["source"].get<std::string>())
+                    .parent_path()
+                    .filename()
+                    .string() +
+                "/" + std::filesystem::path(entry["source"].get<std::string>()).filename().string();
+            entry.erase("task_file");
+            entries.push_back(entry);
+        }
+        file["torch"] = report.torchVersion;
+        file["device"] = options.device.empty() ? "cpu" : options.device;
+        file["verify_bench"] = options.verifyBench;
+        file["files"] = total;
+        file["converted"] = converted;
+        file["problems"] = entries;
+        writeFileAtomically(args.value("report"), file.dump(2) + "\n");
+    }
     if (json) {
-        nlohmann::json list = nlohmann::json::array();
-        for (const auto& p : report.problems)
-            list.push_back({{"source", p.source},
-                            {"converted", p.converted},
-                            {"task", p.task},
-                            {"task_file", p.taskFile},
-                            {"reason", p.reason},
-                            {"notes", p.notes},
-                            {"max_error", p.maxError}});
         std::cout << nlohmann::json{{"python", report.python},
                                     {"torch", report.torchVersion},
                                     {"files", total},

@@ -79,7 +79,11 @@ ImportReport importKernelBench(const std::vector<std::string>& paths, const Impo
 
     std::vector<std::string> argv = {python.executable, pythonScript("kernelbench_import.py"),
                                      "--jsonl"};
-    if (!options.dryRun) {
+    if (options.verifyBench) {
+        argv.push_back("--verify-bench");
+        if (options.fastInit)
+            argv.push_back("--fast-init");
+    } else if (!options.dryRun) {
         std::error_code ec;
         std::filesystem::create_directories(options.outputDirectory, ec);
         if (ec)
@@ -90,6 +94,10 @@ ImportReport importKernelBench(const std::vector<std::string>& paths, const Impo
         argv.push_back("--dry-run");
         if (options.fastInit)
             argv.push_back("--fast-init");
+    }
+    if (!options.device.empty()) {
+        argv.push_back("--device");
+        argv.push_back(options.device);
     }
     if (options.level > 0) {
         argv.push_back("--level");

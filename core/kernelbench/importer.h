@@ -19,6 +19,10 @@ struct ImportOptions {
     // With dryRun: fill parameters with a cheap pattern instead of the seeded initialisation
     // (the conversion check does not depend on the values; large layers take minutes to draw).
     bool fastInit = false;
+    // Also compare each reference with the original Model at the bench sizes, on `device`
+    // (a GPU: the bench sizes do not fit a CPU check). Writes nothing.
+    bool verifyBench = false;
+    std::string device; // "cuda", "cuda:1", ...; empty: the CPU
     std::string python; // empty: the first python3 with PyTorch
     int timeoutMs = 0;  // 0: 10 minutes plus 2 minutes per problem file
 };

@@ -181,7 +181,26 @@ std::vector<std::string> pythonCandidates() {
     return unique;
 }
 
-PythonInfo probePython(const std::string& executable) {
+std::string resolveExecutable(const std::string& name) {
+    if (name.empty() || name.find('/') != std::string::npos)
+        return name;
+    if (const char* path = std::getenv("PATH")) {
+        const std::string dirs = path;
+        size_t start = 0;
+        while (start <= dirs.size()) {
+            const size_t end = std::min(dirs.find(':', start), dirs.size());
+            const std::string candidate =
+                (std::filesystem::path(dirs.substr(start, end - start)) / name).string();
+            if (end > start && ::access(candidate.c_str(), X_OK) == 0)
+                return candidate;
+            start = end + 1;
+        }
+    }
+    return name;
+}
+
+PythonInfo probePython(const std::string& name) {
+    const std::string executable = resolveExecutable(name);
     static std::mutex mutex;
     static std::map<std::string, PythonInfo> cache;
     {

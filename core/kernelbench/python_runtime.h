@@ -53,7 +53,11 @@ enum class PythonNeed {
 // /usr/local/bin/python3; each real file once.
 std::vector<std::string> pythonCandidates();
 
-// Runs the worker script's --probe with one interpreter. Results are cached per executable.
+// A program name without a slash as PATH finds it (WorkerProcess starts programs by path).
+std::string resolveExecutable(const std::string& name);
+
+// Runs the worker script's --probe with one interpreter (a path, or a name found on PATH).
+// Results are cached per executable.
 PythonInfo probePython(const std::string& executable);
 
 // The first candidate that meets the need; every probe made lands in `tried`.

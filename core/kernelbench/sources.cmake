@@ -6,4 +6,5 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     kernelbench/prompts.cpp
     kernelbench/python_evaluator.cpp
     kernelbench/python_runtime.cpp
+    kernelbench/selftest_kernelbench.cpp
 )

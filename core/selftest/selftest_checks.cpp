@@ -7,6 +7,7 @@
 #include "core/cuda/device_info.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/torch_cuda_bridge.h"
+#include "core/kernelbench/selftest_kernelbench.h"
 #include "core/selftest/selftest.h"
 #include "core/system/libtorch_info.h"
 
@@ -335,6 +336,8 @@ std::vector<SelfTestCheck> selfTestChecks() {
         {"gpu.cuda_events", "gpu", "CUDA events time the kernel", checkEvents},
         {"gpu.cupti", "gpu", "CUPTI's activity records time every kernel", checkCupti},
     };
+    for (auto& check : kernelbench::selfTestChecks())
+        checks.push_back(std::move(check));
     return checks;
 }
 

@@ -325,16 +325,12 @@ class Evaluation:
         return self.finish("correct", message)
 
     def compile_candidate(self, source):
-        import torch
         build_root = self.options["build_dir"] or os.path.join(tempfile.gettempdir(),
                                                                "dice-kernelbench-build")
         build_dir = os.path.join(build_root, source_digest(source))
         os.makedirs(build_dir, exist_ok=True)
         os.environ["TORCH_EXTENSIONS_DIR"] = build_dir
-        os.environ.setdefault("TORCH_USE_CUDA_DSA", "1")
-        if "TORCH_CUDA_ARCH_LIST" not in os.environ:
-            major, minor = torch.cuda.get_device_capability()
-            os.environ["TORCH_CUDA_ARCH_LIST"] = "%d.%d" % (major, minor)
+        set_build_environment()
         namespace = {"__name__": "dice_candidate", "__file__": "candidate.py"}
         started = time.perf_counter()
         capture = CapturedOutput()
@@ -459,6 +455,16 @@ class Evaluation:
                       "%.1fx faster than the eager reference (above %.0fx): check the kernel "
                       "does the whole computation" % (self.result["speedup"], threshold))
         return True
+
+
+def set_build_environment():
+    """The same compiler settings for --prebuild and for the evaluation, so that ninja finds the
+    prebuilt extension up to date instead of building it again."""
+    import torch
+    os.environ.setdefault("TORCH_USE_CUDA_DSA", "1")
+    if "TORCH_CUDA_ARCH_LIST" not in os.environ and torch.cuda.is_available():
+        major, minor = torch.cuda.get_device_capability()
+        os.environ["TORCH_CUDA_ARCH_LIST"] = "%d.%d" % (major, minor)
 
 
 def source_digest(source):
@@ -806,6 +812,7 @@ def prebuild(path, build_root):
     build_dir = os.path.join(build_root, source_digest(source))
     os.makedirs(build_dir, exist_ok=True)
     os.environ["TORCH_EXTENSIONS_DIR"] = build_dir
+    set_build_environment()
     started = time.perf_counter()
     capture = CapturedOutput()
     try:
