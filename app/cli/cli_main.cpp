@@ -24,6 +24,7 @@ const std::vector<Command>& commands() {
          dice::cli::commandSelftest},
         {"tasks", "list the built-in tasks or show one (--dir DIR, --json)",
          dice::cli::commandTasks},
+        {"data", "make the training corpus (synth)", dice::cli::commandData},
         {"kernelbench", "DICE's prompts, answer extraction and the KernelBench evaluator",
          dice::cli::commandKernelBench},
         {"import", "import KernelBench problems as native tasks (import kernelbench PATH...)",

@@ -15,6 +15,7 @@ struct Invocation {
 int commandInfo(const Invocation& in);
 int commandSelftest(const Invocation& in);
 int commandTasks(const Invocation& in);
+int commandData(const Invocation& in);
 int commandKernelBench(const Invocation& in);
 int commandImport(const Invocation& in);
 

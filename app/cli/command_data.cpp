@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/cli/arguments.h"
+#include "app/cli/commands.h"
+#include "core/data/corpus_synth.h"
+#include "core/data/corpus_writer.h"
+
+#include <iostream>
+#include <map>
+#include <sstream>
+
+namespace dice::cli {
+
+namespace {
+
+std::vector<std::string> splitList(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ','))
+        if (!item.empty())
+            out.push_back(item);
+    return out;
+}
+
+int synth(const std::vector<std::string>& words) {
+    const Arguments args(words, {"help", "list-families"},
+                         {"output", "seed", "variants", "held-out-families", "held-out-share"});
+    if (!args.ok()) {
+        std::cerr << "dice data synth: " << args.error() << "\n";
+        return 2;
+    }
+    if (args.flag("help")) {
+        std::cout
+            << "usage: dice data synth --output DIR [--seed N] [--variants N]\n"
+               "       [--held-out-families A,B,...] [--held-out-share X] [--list-families]\n\n"
+               "Generates native tasks and their solutions over the operator families, and\n"
+               "the training examples made from them (generation and infilling), with\n"
+               "held-out variants and held-out families (docs/corpus-format.md).\n";
+        return 0;
+    }
+    if (args.flag("list-families")) {
+        for (const auto& f : synthFamilies())
+            std::cout << "L" << f.level << "  " << f.archetype << "  " << f.name << "\n";
+        return 0;
+    }
+    if (!args.has("output")) {
+        std::cerr << "dice data synth: --output DIR is required\n";
+        return 2;
+    }
+    SynthOptions options;
+    options.seed = static_cast<std::uint64_t>(args.integer("seed", 1));
+    options.variantsPerFamily = args.integer("variants", options.variantsPerFamily);
+    options.heldOutVariantShare = args.number("held-out-share", options.heldOutVariantShare);
+    options.heldOutFamilies = splitList(args.value("held-out-families"));
+    const auto tasks = synthesizeTasks(options);
+    const auto examples = writeCorpus(args.value("output"), tasks, options);
+    std::map<std::string, int> splits;
+    for (const auto& t : tasks)
+        ++splits[toString(t.split)];
+    std::cout << tasks.size() << " tasks over " << synthFamilies().size() << " families, "
+              << examples << " examples";
+    for (const auto& [split, count] : splits)
+        std::cout << ", " << split << " " << count;
+    std::cout << "\n";
+    return 0;
+}
+
+} // namespace
+
+int commandData(const Invocation& in) {
+    if (in.args.empty() || in.args[0] == "--help") {
+        std::cout << "usage: dice data synth ...   generate the native corpus\n";
+        return in.args.empty() ? 2 : 0;
+    }
+    const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
+    if (in.args[0] == "synth")
+        return synth(rest);
+    std::cerr << "dice data: unknown subcommand '" << in.args[0] << "'\n";
+    return 2;
+}
+
+} // namespace dice::cli

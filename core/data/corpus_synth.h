@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/tasks/task.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+// The synthetic corpus: native tasks and their solutions over many operator families of levels 1
+// and 2, with varied shapes, dtypes, constants, compositions and implementations. Every solution
+// is a native candidate (docs/native-dialect.md); curation later keeps only the ones the evaluator
+// verifies on a GPU. docs/corpus-format.md describes what is written.
+namespace dice {
+
+enum class CorpusSplit {
+    Train,          // used for training
+    HeldOutVariant, // a family seen in training, with shapes, constants or compositions it is not
+    HeldOutFamily   // a family never seen in training
+};
+std::string toString(CorpusSplit split);
+
+struct SynthTask {
+    Task task;
+    std::string solution; // the .dice text
+    std::string family;
+    CorpusSplit split = CorpusSplit::Train;
+};
+
+struct SynthOptions {
+    std::uint64_t seed = 1;
+    int variantsPerFamily = 24;
+    // Share of each training family's variants held out (shapes, constants, compositions).
+    double heldOutVariantShare = 0.15;
+    // Families never seen in training; empty takes the default choice.
+    std::vector<std::string> heldOutFamilies;
+};
+
+struct FamilyInfo {
+    std::string name;
+    int level = 1;
+    std::string archetype; // "map", "row_map", "row_reduce", "row_norm", "scan"
+};
+
+std::vector<FamilyInfo> synthFamilies();
+std::vector<std::string> defaultHeldOutFamilies();
+
+// Deterministic for a given seed. Throws dice::Error for unknown held-out families.
+std::vector<SynthTask> synthesizeTasks(const SynthOptions& options);
+
+} // namespace dice

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/data/corpus_writer.h"
+
+#include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/data/nano_prompts.h"
+#include "core/infill/holes.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+
+namespace dice {
+
+std::vector<CorpusExample> corpusExamples(const SynthTask& t) {
+    std::vector<CorpusExample> out;
+    CorpusExample generate;
+    generate.id = t.task.name + "/generate";
+    generate.task = t.task.name;
+    generate.family = t.family;
+    generate.level = t.task.level;
+    generate.split = toString(t.split);
+    generate.kind = "generate";
+    generate.prompt = nativeGenerationPrompt(t.task);
+    generate.answer = t.solution;
+    out.push_back(generate);
+
+    const auto skeleton = makeSkeleton(t.solution);
+    if (!skeleton)
+        return out;
+    for (std::size_t target = 0; target < skeleton->holes.size(); ++target) {
+        // Fill every hole but the target with its body.
+        std::string text = skeleton->text;
+        for (std::size_t k = 0; k < skeleton->holes.size(); ++k) {
+            if (k == target)
+                continue;
+            for (const auto& hole : findHoles(text)) {
+                if (hole.name == skeleton->holes[k]) {
+                    text = fillHole(text, hole, skeleton->bodies[k]);
+                    break;
+                }
+            }
+        }
+        CorpusExample infill = generate;
+        infill.kind = "infill";
+        infill.hole = skeleton->holes[target];
+        infill.id = t.task.name + "/infill/" + infill.hole;
+        infill.prompt = nativeInfillPrompt(t.task, text, infill.hole);
+        infill.answer = skeleton->bodies[target];
+        out.push_back(infill);
+    }
+    return out;
+}
+
+std::string toJsonLine(const CorpusExample& e) {
+    nlohmann::json j{{"id", e.id},         {"task", e.task},    {"family", e.family},
+                     {"level", e.level},   {"split", e.split},  {"kind", e.kind},
+                     {"prompt", e.prompt}, {"answer", e.answer}};
+    if (!e.hole.empty())
+        j["hole"] = e.hole;
+    return j.dump();
+}
+
+CorpusExample corpusExampleFromJson(const std::string& line) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw Error(std::string("not JSON: ") + e.what());
+    }
+    if (!j.is_object())
+        throw Error("not a JSON object");
+    auto text = [&](const char* key, bool required) {
+        if (!j.contains(key)) {
+            if (required)
+                throw Error(std::string("missing \"") + key + "\"");
+            return std::string();
+        }
+        if (!j[key].is_string())
+            throw Error(std::string("\"") + key + "\" must be a string");
+        return j[key].get<std::string>();
+    };
+    CorpusExample e;
+    e.id = text("id", true);
+    e.task = text("task", true);
+    e.family = text("family", false);
+    e.split = text("split", true);
+    e.kind = text("kind", true);
+    e.hole = text("hole", false);
+    e.prompt = text("prompt", true);
+    e.answer = text("answer", true);
+    if (j.contains("level")) {
+        if (!j["level"].is_number_integer())
+            throw Error("\"level\" must be an integer");
+        e.level = j["level"].get<int>();
+    }
+    if (e.kind != "generate" && e.kind != "infill")
+        throw Error("\"kind\" must be generate or infill");
+    return e;
+}
+
+std::size_t writeCorpus(const std::string& directory, const std::vector<SynthTask>& tasks,
+                        const SynthOptions& options) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::create_directories(fs::path(directory) / "tasks", ec);
+    fs::create_directories(fs::path(directory) / "solutions", ec);
+    if (ec)
+        throw FileError(directory, "cannot create the corpus folders: " + ec.message());
+    std::string lines;
+    std::size_t count = 0;
+    std::map<std::string, std::map<std::string, int>> families;
+    for (const auto& t : tasks) {
+        writeFileAtomically((fs::path(directory) / "tasks" / (t.task.name + ".json")).string(),
+                            taskToJson(t.task));
+        writeFileAtomically((fs::path(directory) / "solutions" / (t.task.name + ".dice")).string(),
+                            t.solution);
+        for (const auto& e : corpusExamples(t)) {
+            lines += toJsonLine(e) + "\n";
+            ++count;
+        }
+        ++families[t.family][toString(t.split)];
+    }
+    writeFileAtomically((fs::path(directory) / "corpus.jsonl").string(), lines);
+    nlohmann::json manifest;
+    manifest["format"] = "dice-corpus/1";
+    manifest["seed"] = options.seed;
+    manifest["variants_per_family"] = options.variantsPerFamily;
+    manifest["held_out_variant_share"] = options.heldOutVariantShare;
+    manifest["held_out_families"] =
+        options.heldOutFamilies.empty() ? defaultHeldOutFamilies() : options.heldOutFamilies;
+    manifest["tasks"] = tasks.size();
+    manifest["examples"] = count;
+    manifest["families"] = nlohmann::json::object();
+    for (const auto& [family, splits] : families)
+        manifest["families"][family] = splits;
+    writeFileAtomically((fs::path(directory) / "manifest.json").string(), manifest.dump(2) + "\n");
+    return count;
+}
+
+} // namespace dice

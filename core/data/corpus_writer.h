@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/data/corpus_synth.h"
+
+#include <string>
+#include <vector>
+
+namespace dice {
+
+// One training or evaluation example of the corpus (a line of corpus.jsonl).
+struct CorpusExample {
+    std::string id; // "relu_v3/generate", "relu_v3/infill/relu_vec"
+    std::string task;
+    std::string family;
+    int level = 1;
+    std::string split;  // train, heldout_variant, heldout_family
+    std::string kind;   // generate or infill
+    std::string hole;   // for infill: the kernel whose body is the answer
+    std::string prompt; // the user message (before the chat template)
+    std::string answer; // what the model must write
+};
+
+// The generation example and one infilling example per kernel of each task's solution (the other
+// kernels' bodies stay in place, so each example has exactly one hole).
+std::vector<CorpusExample> corpusExamples(const SynthTask& task);
+
+// Writes DIR/tasks/NAME.json, DIR/solutions/NAME.dice, DIR/corpus.jsonl and DIR/manifest.json
+// (families, splits, counts, the options). Returns the number of examples written.
+std::size_t writeCorpus(const std::string& directory, const std::vector<SynthTask>& tasks,
+                        const SynthOptions& options);
+
+std::string toJsonLine(const CorpusExample& example);
+// Throws dice::Error naming the field when the line is not an example.
+CorpusExample corpusExampleFromJson(const std::string& line);
+
+} // namespace dice
