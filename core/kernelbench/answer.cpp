@@ -177,7 +177,11 @@ InfillSplice spliceInfill(const std::string& answerCode, const std::string& pref
             ++index;
         }
         middleLine = index;
-        result.prefixRewritten = matched > 0 && !prefixLines.empty();
+        // Some of the prefix came back, but not all of it as given.
+        bool repeated = false;
+        for (size_t i = 0; i < middleLine; ++i)
+            repeated = repeated || !trim(lines[i].text).empty();
+        result.prefixRewritten = repeated;
     }
 
     // The suffix: where its first content line appears after the middle starts.

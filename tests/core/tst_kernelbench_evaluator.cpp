@@ -170,7 +170,7 @@ private Q_SLOTS:
             {"relu", 1, kReluProblem, candidate("syntax_error.py")}, KernelBenchOptions{});
         QCOMPARE(dice::toString(syntax.verdict), std::string("compile_error"));
         QVERIFY(!syntax.diagnostics.empty());
-        QCOMPARE(syntax.diagnostics[0].line, 40);
+        QCOMPARE(syntax.diagnostics[0].line, 41);
     }
 
     void withoutCudaTheVerdictSaysWhatIsMissing() {

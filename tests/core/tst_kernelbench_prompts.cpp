@@ -244,8 +244,7 @@ private Q_SLOTS:
         QVERIFY(!splice.suffixFound);
         QVERIFY(splice.suffixRewritten);
         QCOMPARE(splice.middle, middle);
-        QCOMPARE(splice.program,
-                 skeleton.prefix + "\n" + middle + "\n\n\n" + skeleton.suffix + "\n");
+        QCOMPARE(splice.program, skeleton.prefix + "\n" + middle + "\n\n" + skeleton.suffix + "\n");
     }
 
     void spliceAcceptsAMiddleOnly() {
