@@ -55,6 +55,30 @@ for step in "${steps[@]}"; do
         "$python" "$here/bench/eval_bench.py" --dice "$dice" \
             --output "bench-eval-$device.json" || status=1
         ;;
+    kernelbench-import | bench-kernelbench)
+        # KernelBench's problems: ../shared/data/kernelbench beside the checkout, shared/ inside
+        # it, or $KERNELBENCH_DIR. Result files record relative paths only.
+        kb="${KERNELBENCH_DIR:-$here/../shared/data/kernelbench}"
+        [[ -d "$kb" ]] || kb="$here/shared/data/kernelbench"
+        if [[ ! -d "$kb/level1" ]]; then
+            echo "gpu-check: $step needs the KernelBench problems (set KERNELBENCH_DIR)" >&2
+            status=1
+            continue
+        fi
+        rel() { "$python" -c 'import os, sys; print(os.path.relpath(sys.argv[1]))' "$1"; }
+        if [[ "$step" == kernelbench-import ]]; then
+            # Every converted reference against the original Model at the bench sizes.
+            for level in 1 2; do
+                "$dice" import kernelbench --verify-bench --fast-init --device cuda \
+                    --python "$python" --report "kernelbench-import-level$level-$device.json" \
+                    "$(rel "$kb/level$level")" || status=1
+            done
+        else
+            "$dice" kernelbench bench --python "$python" \
+                --solutions "$(rel "$here/bench/kernelbench_solutions")" --problems "$(rel "$kb")" \
+                --output "bench-kernelbench-$device.json" || status=1
+        fi
+        ;;
     *)
         echo "gpu-check: unknown step '$step'" >&2
         status=2

@@ -30,6 +30,10 @@ const std::vector<Command>& commands() {
         {"bench", "benchmarks that write result files (tokenizer)", dice::cli::commandBench},
         {"eval", "evaluate a candidate, or a suite of them (--help)", dice::cli::commandEval},
         {"runs", "list and manage stored evaluations (--help)", dice::cli::commandRuns},
+        {"kernelbench", "DICE's prompts, answer extraction and the KernelBench evaluator",
+         dice::cli::commandKernelBench},
+        {"import", "import KernelBench problems as native tasks (import kernelbench PATH...)",
+         dice::cli::commandImport},
     };
     return list;
 }

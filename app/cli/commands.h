@@ -22,5 +22,7 @@ int commandBench(const Invocation& in);
 int benchTokenizer(const Invocation& in);
 int commandEval(const Invocation& in);
 int commandRuns(const Invocation& in);
+int commandKernelBench(const Invocation& in);
+int commandImport(const Invocation& in);
 
 } // namespace dice::cli

@@ -8,6 +8,7 @@
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/torch_cuda_bridge.h"
 #include "core/selftest/evaluator_checks.h"
+#include "core/kernelbench/selftest_kernelbench.h"
 #include "core/selftest/selftest.h"
 #include "core/system/libtorch_info.h"
 #include "core/tokenizer/tokenizer_selftest.h"
@@ -339,6 +340,8 @@ std::vector<SelfTestCheck> selfTestChecks() {
     };
     checks.push_back(tokenizerSelfTestCheck());
     addEvaluatorChecks(checks);
+    for (auto& check : kernelbench::selfTestChecks())
+        checks.push_back(std::move(check));
     return checks;
 }
 

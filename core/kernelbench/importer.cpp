@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/kernelbench/importer.h"
+
+#include "core/common/error.h"
+#include "core/kernelbench/python_runtime.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace dice::kernelbench {
+
+int ImportReport::converted() const {
+    return static_cast<int>(std::count_if(problems.begin(), problems.end(),
+                                          [](const ImportedProblem& p) { return p.converted; }));
+}
+
+namespace {
+
+std::vector<std::string> expand(const std::vector<std::string>& paths) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> files;
+    for (const auto& path : paths) {
+        std::error_code ec;
+        if (fs::is_directory(path, ec)) {
+            std::vector<std::string> inside;
+            for (const auto& entry : fs::directory_iterator(path, ec))
+                if (entry.is_regular_file() && entry.path().extension() == ".py")
+                    inside.push_back(entry.path().string());
+            std::sort(inside.begin(), inside.end());
+            if (inside.empty())
+                throw FileError(path, "no KernelBench problem files (*.py) in this folder");
+            files.insert(files.end(), inside.begin(), inside.end());
+        } else if (fs::is_regular_file(path, ec)) {
+            files.push_back(path);
+        } else {
+            throw FileError(path, "no such file or folder");
+        }
+    }
+    return files;
+}
+
+ImportedProblem problemFromJson(const nlohmann::json& j) {
+    ImportedProblem p;
+    p.source = j.value("source", std::string());
+    p.converted = j.value("converted", false);
+    p.task = j.value("task", std::string());
+    p.taskFile = j.value("task_file", std::string());
+    p.reason = j.value("reason", std::string());
+    p.maxError = j.value("max_error", 0.0);
+    for (const auto& note : j.value("notes", nlohmann::json::array()))
+        if (note.is_string())
+            p.notes.push_back(note.get<std::string>());
+    return p;
+}
+
+} // namespace
+
+ImportReport importKernelBench(const std::vector<std::string>& paths, const ImportOptions& options,
+                               const std::function<void(const ImportedProblem&)>& onProblem) {
+    const std::vector<std::string> files = expand(paths);
+    PythonInfo python;
+    if (!options.python.empty()) {
+        python = probePython(options.python);
+        if (!python.error.empty() || !python.torch)
+            throw Error("python " + options.python + " cannot import KernelBench problems: " +
+                        (python.error.empty() ? std::string("PyTorch is missing") : python.error));
+    } else {
+        std::vector<PythonInfo> tried;
+        auto found = findPython(PythonNeed::Torch, &tried);
+        if (!found)
+            throw Error(explainMissingPython(tried, PythonNeed::Torch));
+        python = *found;
+    }
+    ImportReport report;
+    report.python = python.executable;
+    report.torchVersion = python.torchVersion;
+
+    std::vector<std::string> argv = {python.executable, pythonScript("kernelbench_import.py"),
+                                     "--jsonl"};
+    if (options.verifyBench) {
+        argv.push_back("--verify-bench");
+        if (options.fastInit)
+            argv.push_back("--fast-init");
+    } else if (!options.dryRun) {
+        std::error_code ec;
+        std::filesystem::create_directories(options.outputDirectory, ec);
+        if (ec)
+            throw FileError(options.outputDirectory, "cannot create the folder: " + ec.message());
+        argv.push_back("--output");
+        argv.push_back(options.outputDirectory);
+    } else {
+        argv.push_back("--dry-run");
+        if (options.fastInit)
+            argv.push_back("--fast-init");
+    }
+    if (!options.device.empty()) {
+        argv.push_back("--device");
+        argv.push_back(options.device);
+    }
+    if (options.level > 0) {
+        argv.push_back("--level");
+        argv.push_back(std::to_string(options.level));
+    }
+    argv.insert(argv.end(), files.begin(), files.end());
+    const int timeout = options.timeoutMs > 0 ? options.timeoutMs
+                                              : 600000 + 120000 * static_cast<int>(files.size());
+    std::string protocolError;
+    const ProcessResult run = runProcess(argv, timeout, [&](const std::string& line) {
+        if (line.empty() || line[0] != '{')
+            return;
+        try {
+            const auto j = nlohmann::json::parse(line);
+            if (!j.is_object() || !j.contains("source"))
+                return;
+            ImportedProblem problem = problemFromJson(j);
+            if (onProblem)
+                onProblem(problem);
+            report.problems.push_back(std::move(problem));
+        } catch (const nlohmann::json::exception& e) {
+            protocolError = std::string("the importer printed an unreadable line: ") + e.what();
+        }
+    });
+    if (!run.startError.empty())
+        throw Error("cannot run the KernelBench importer: " + run.startError);
+    if (run.timedOut)
+        throw Error("the KernelBench importer did not finish within " +
+                    std::to_string(timeout / 1000) + " s");
+    if (!protocolError.empty())
+        throw Error(protocolError);
+    if (run.exitCode != 0 && run.exitCode != 1) {
+        std::string tail = run.err;
+        if (tail.size() > 2000)
+            tail = tail.substr(tail.size() - 2000);
+        throw Error("the KernelBench importer failed (exit status " + std::to_string(run.exitCode) +
+                    "): " + tail);
+    }
+    return report;
+}
+
+} // namespace dice::kernelbench
