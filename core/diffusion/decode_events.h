@@ -18,10 +18,10 @@ struct DecodeStep {
         Finished // the sequence is done (stop token, budget, or cancelled)
     };
     Kind kind = Kind::Denoise;
-    int sequence = 0;         // index in the batch
-    int block = 0;            // block index counted from the start of the answer
-    int step = 0;             // denoising step within the block (0-based)
-    int globalStep = 0;       // denoising steps of this sequence so far, over all blocks
+    int sequence = 0;            // index in the batch
+    int block = 0;               // block index counted from the start of the answer
+    int step = 0;                // denoising step within the block (0-based)
+    int globalStep = 0;          // denoising steps of this sequence so far, over all blocks
     std::int64_t blockStart = 0; // answer position of the block's first cell (may be negative)
     int blockLength = 0;
     std::vector<std::int64_t> positions; // answer positions committed in this step

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-list(APPEND DICE_CORE_PLAIN_SOURCES
-)
 list(APPEND DICE_CORE_TORCH_SOURCES
+    diffusion/qwen3_network.cpp
+    diffusion/sdar_sampler.cpp
 )

@@ -592,6 +592,10 @@ void Qwen3Model::allocateCache(std::int64_t rows, std::int64_t capacity) {
     d->lengths.assign(static_cast<size_t>(rows), 0);
 }
 
+void Qwen3Model::clearCache() {
+    std::fill(d->lengths.begin(), d->lengths.end(), 0);
+}
+
 std::int64_t Qwen3Model::cacheRows() const {
     return d->rows;
 }

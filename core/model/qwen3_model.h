@@ -99,6 +99,8 @@ public:
     // Allocates (zeroed) the key/value cache for `rows` sequences of up to `capacity` tokens and
     // sets every length to 0.
     void allocateCache(std::int64_t rows, std::int64_t capacity);
+    // Sets every row's length to 0, keeping the memory (and captured graphs).
+    void clearCache();
     std::int64_t cacheRows() const;
     std::int64_t cacheCapacity() const;
     const std::vector<std::int64_t>& cacheLengths() const;
