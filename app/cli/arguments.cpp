@@ -9,8 +9,7 @@
 namespace dice::cli {
 
 Arguments::Arguments(const std::vector<std::string>& args, const std::vector<std::string>& flags,
-                     const std::vector<std::string>& options)
-{
+                     const std::vector<std::string>& options) {
     auto contains = [](const std::vector<std::string>& list, const std::string& s) {
         return std::find(list.begin(), list.end(), s) != list.end();
     };
@@ -50,24 +49,20 @@ Arguments::Arguments(const std::vector<std::string>& args, const std::vector<std
     }
 }
 
-bool Arguments::flag(const std::string& name) const
-{
+bool Arguments::flag(const std::string& name) const {
     return std::find(m_flags.begin(), m_flags.end(), name) != m_flags.end();
 }
 
-bool Arguments::has(const std::string& name) const
-{
+bool Arguments::has(const std::string& name) const {
     return m_values.count(name) != 0;
 }
 
-std::string Arguments::value(const std::string& name, const std::string& fallback) const
-{
+std::string Arguments::value(const std::string& name, const std::string& fallback) const {
     auto found = m_values.find(name);
     return found == m_values.end() ? fallback : found->second;
 }
 
-int Arguments::integer(const std::string& name, int fallback) const
-{
+int Arguments::integer(const std::string& name, int fallback) const {
     auto found = m_values.find(name);
     if (found == m_values.end())
         return fallback;
@@ -78,8 +73,7 @@ int Arguments::integer(const std::string& name, int fallback) const
     return static_cast<int>(v);
 }
 
-double Arguments::number(const std::string& name, double fallback) const
-{
+double Arguments::number(const std::string& name, double fallback) const {
     auto found = m_values.find(name);
     if (found == m_values.end())
         return fallback;

@@ -16,20 +16,19 @@ struct Command {
     std::function<int(const dice::cli::Invocation&)> run;
 };
 
-const std::vector<Command>& commands()
-{
+const std::vector<Command>& commands() {
     static const std::vector<Command> list = {
         {"info", "devices, driver, CUDA, NVRTC, CUPTI and LibTorch versions (--json)",
          dice::cli::commandInfo},
         {"selftest", "check the machine and the build (--json, --cpu-only, --output FILE)",
          dice::cli::commandSelftest},
-        {"tasks", "list the built-in tasks or show one (--dir DIR, --json)", dice::cli::commandTasks},
+        {"tasks", "list the built-in tasks or show one (--dir DIR, --json)",
+         dice::cli::commandTasks},
     };
     return list;
 }
 
-void usage(std::ostream& out)
-{
+void usage(std::ostream& out) {
     out << "usage: dice COMMAND [options]\n\ncommands:\n";
     for (const auto& c : commands())
         out << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
@@ -38,8 +37,7 @@ void usage(std::ostream& out)
 
 } // namespace
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     std::vector<std::string> all(argv, argv + argc);
     if (argc < 2 || all[1] == "--help" || all[1] == "-h" || all[1] == "help") {
         usage(argc < 2 ? std::cerr : std::cout);

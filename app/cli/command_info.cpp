@@ -9,8 +9,7 @@
 
 namespace dice::cli {
 
-int commandInfo(const Invocation& in)
-{
+int commandInfo(const Invocation& in) {
     const Arguments args(in.args, {"json", "help"}, {});
     if (!args.ok()) {
         std::cerr << "dice info: " << args.error() << "\n";

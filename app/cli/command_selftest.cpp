@@ -10,8 +10,7 @@
 
 namespace dice::cli {
 
-int commandSelftest(const Invocation& in)
-{
+int commandSelftest(const Invocation& in) {
     const Arguments args(in.args, {"json", "cpu-only", "help", "list"}, {"output", "filter"});
     if (!args.ok()) {
         std::cerr << "dice selftest: " << args.error() << "\n";

@@ -10,8 +10,7 @@
 
 namespace dice::cli {
 
-int commandTasks(const Invocation& in)
-{
+int commandTasks(const Invocation& in) {
     const Arguments args(in.args, {"json", "help"}, {"dir"});
     if (!args.ok()) {
         std::cerr << "dice tasks: " << args.error() << "\n";
@@ -45,8 +44,8 @@ int commandTasks(const Invocation& in)
     if (args.flag("json")) {
         nlohmann::json list = nlohmann::json::array();
         for (const auto& t : suite.tasks)
-            list.push_back({{"name", t.name}, {"title", t.title}, {"level", t.level},
-                            {"family", t.family}});
+            list.push_back(
+                {{"name", t.name}, {"title", t.title}, {"level", t.level}, {"family", t.family}});
         std::cout << list.dump(2) << "\n";
         return 0;
     }

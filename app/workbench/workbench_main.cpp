@@ -14,8 +14,7 @@
 #include <QTabWidget>
 #include <QTimer>
 
-int main(int argc, char** argv)
-{
+int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("dice-workbench"));
     QApplication::setApplicationName(QStringLiteral("dice-workbench"));
@@ -28,24 +27,27 @@ int main(int argc, char** argv)
         QStringLiteral("Generate, infill, test and time CUDA kernels with diffusion models"));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption langOption(
-        QStringLiteral("lang"), QStringLiteral("User interface language (en, ja)."),
-        QStringLiteral("code"));
-    const QCommandLineOption tasksOption(QStringLiteral("tasks"),
-                                         QStringLiteral("Task folder to open."),
-                                         QStringLiteral("dir"));
-    const QCommandLineOption taskOption(QStringLiteral("task"),
-                                        QStringLiteral("Task to select at start."),
-                                        QStringLiteral("name"));
+    const QCommandLineOption langOption(QStringLiteral("lang"),
+                                        QStringLiteral("User interface language (en, ja)."),
+                                        QStringLiteral("code"));
+    const QCommandLineOption tasksOption(
+        QStringLiteral("tasks"), QStringLiteral("Task folder to open."), QStringLiteral("dir"));
+    const QCommandLineOption taskOption(
+        QStringLiteral("task"), QStringLiteral("Task to select at start."), QStringLiteral("name"));
     const QCommandLineOption areaOption(
         QStringLiteral("area"),
         QStringLiteral("Work area to open: generate, infill, profile or finetune."),
         QStringLiteral("name"));
+    const QCommandLineOption screenshotOption(
+        QStringLiteral("screenshot"),
+        QStringLiteral("Save a picture of the window to this PNG file, then quit."),
+        QStringLiteral("file"));
     const QCommandLineOption quitOption(
         QStringLiteral("quit-after"),
         QStringLiteral("Quit after this many milliseconds (for screenshots and checks)."),
         QStringLiteral("ms"));
-    parser.addOptions({langOption, tasksOption, taskOption, areaOption, quitOption});
+    parser.addOptions(
+        {langOption, tasksOption, taskOption, areaOption, screenshotOption, quitOption});
     parser.process(app);
 
     QSettings settings;
@@ -79,7 +81,17 @@ int main(int argc, char** argv)
             window.areas()->setCurrentIndex(index);
     }
     window.show();
-    if (parser.isSet(quitOption))
+    if (parser.isSet(screenshotOption)) {
+        // Give the background checks (machine facts, first compile) time to arrive first.
+        const QString file = parser.value(screenshotOption);
+        const int delay = parser.isSet(quitOption) ? parser.value(quitOption).toInt() : 3000;
+        QTimer::singleShot(delay, &window, [&window, file] {
+            if (!window.grab().save(file, "PNG"))
+                qWarning("Could not write %s", qPrintable(file));
+            QApplication::quit();
+        });
+    } else if (parser.isSet(quitOption)) {
         QTimer::singleShot(parser.value(quitOption).toInt(), &app, &QApplication::quit);
+    }
     return app.exec();
 }

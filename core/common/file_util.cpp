@@ -13,8 +13,7 @@
 
 namespace dice {
 
-std::string readTextFile(const std::string& path)
-{
+std::string readTextFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
@@ -25,8 +24,7 @@ std::string readTextFile(const std::string& path)
     return buffer.str();
 }
 
-void writeFileAtomically(const std::string& path, const std::string& content)
-{
+void writeFileAtomically(const std::string& path, const std::string& content) {
     const std::string temporary = path + ".tmp";
     {
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
@@ -43,8 +41,7 @@ void writeFileAtomically(const std::string& path, const std::string& content)
         throw FileError(path, "cannot replace: " + ec.message());
 }
 
-std::string executableDirectory()
-{
+std::string executableDirectory() {
     std::error_code ec;
     const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (ec)
@@ -52,8 +49,7 @@ std::string executableDirectory()
     return self.parent_path().string();
 }
 
-std::string dataDirectory()
-{
+std::string dataDirectory() {
     if (const char* overridden = std::getenv("DICE_DATA_DIR"); overridden && *overridden)
         return overridden;
     const std::filesystem::path candidate =

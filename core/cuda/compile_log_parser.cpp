@@ -8,8 +8,7 @@
 
 namespace dice {
 
-std::string toString(Severity severity)
-{
+std::string toString(Severity severity) {
     switch (severity) {
     case Severity::Error:
         return "error";
@@ -21,16 +20,14 @@ std::string toString(Severity severity)
     return "error";
 }
 
-int CompileResult::errorCount() const
-{
+int CompileResult::errorCount() const {
     int n = 0;
     for (const auto& d : diagnostics)
         n += d.severity == Severity::Error;
     return n;
 }
 
-int CompileResult::warningCount() const
-{
+int CompileResult::warningCount() const {
     int n = 0;
     for (const auto& d : diagnostics)
         n += d.severity == Severity::Warning;
@@ -39,8 +36,7 @@ int CompileResult::warningCount() const
 
 namespace {
 
-std::vector<std::string> splitLines(const std::string& text)
-{
+std::vector<std::string> splitLines(const std::string& text) {
     std::vector<std::string> lines;
     std::string line;
     std::istringstream in(text);
@@ -52,14 +48,12 @@ std::vector<std::string> splitLines(const std::string& text)
     return lines;
 }
 
-bool startsWith(const std::string& s, const std::string& prefix)
-{
+bool startsWith(const std::string& s, const std::string& prefix) {
     return s.compare(0, prefix.size(), prefix) == 0;
 }
 
 // Reads a non-negative integer at pos; returns -1 when none.
-long readNumber(const std::string& s, size_t& pos)
-{
+long readNumber(const std::string& s, size_t& pos) {
     const size_t start = pos;
     long value = 0;
     while (pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos]))) {
@@ -71,8 +65,7 @@ long readNumber(const std::string& s, size_t& pos)
 }
 
 // "file(12): error: text", "file(12): warning #177-D: text", "file(12): catastrophic error: text"
-bool parseHeader(const std::string& line, Diagnostic& out)
-{
+bool parseHeader(const std::string& line, Diagnostic& out) {
     const size_t open = line.find('(');
     if (open == std::string::npos || open == 0)
         return false;
@@ -117,8 +110,7 @@ bool parseHeader(const std::string& line, Diagnostic& out)
 
 // "ptxas warning : text" and "ptxas error   : text": the assembler's own messages, with no
 // source location.
-bool parsePtxasMessage(const std::string& line, Diagnostic& out)
-{
+bool parsePtxasMessage(const std::string& line, Diagnostic& out) {
     if (!startsWith(line, "ptxas "))
         return false;
     size_t pos = line.find_first_not_of(' ', 6);
@@ -149,8 +141,7 @@ bool parsePtxasMessage(const std::string& line, Diagnostic& out)
 
 } // namespace
 
-std::vector<Diagnostic> parseNvrtcLog(const std::string& log)
-{
+std::vector<Diagnostic> parseNvrtcLog(const std::string& log) {
     std::vector<Diagnostic> diagnostics;
     const auto lines = splitLines(log);
     for (size_t i = 0; i < lines.size(); ++i) {
@@ -166,9 +157,9 @@ std::vector<Diagnostic> parseNvrtcLog(const std::string& log)
         if (i + 2 < lines.size()) {
             const std::string& caretLine = lines[i + 2];
             const size_t caret = caretLine.find('^');
-            const bool onlySpaces = caret != std::string::npos &&
-                                    caretLine.find_first_not_of(' ') == caret &&
-                                    caretLine.find_first_not_of(' ', caret + 1) == std::string::npos;
+            const bool onlySpaces =
+                caret != std::string::npos && caretLine.find_first_not_of(' ') == caret &&
+                caretLine.find_first_not_of(' ', caret + 1) == std::string::npos;
             if (onlySpaces && caret >= 2) {
                 d.column = static_cast<int>(caret - 2) + 1;
                 i += 2;
@@ -188,8 +179,7 @@ std::vector<Diagnostic> parseNvrtcLog(const std::string& log)
     return diagnostics;
 }
 
-std::vector<ResourceUsage> parsePtxasInfo(const std::string& log)
-{
+std::vector<ResourceUsage> parsePtxasInfo(const std::string& log) {
     std::vector<ResourceUsage> out;
     ResourceUsage* current = nullptr;
     std::string architecture;
@@ -237,7 +227,8 @@ std::vector<ResourceUsage> parsePtxasInfo(const std::string& log)
             current->stackFrameBytes = std::max(0, numberBefore("bytes stack frame"));
             current->spillStoreBytes = std::max(0, numberBefore("bytes spill stores"));
             current->spillLoadBytes = std::max(0, numberBefore("bytes spill loads"));
-        } else if (line.find("Used ") != std::string::npos && line.find("registers") != std::string::npos) {
+        } else if (line.find("Used ") != std::string::npos &&
+                   line.find("registers") != std::string::npos) {
             current->registers = std::max(0, numberBefore("registers"));
             current->barriers = std::max(0, numberBefore("barriers"));
             current->sharedBytes = std::max(0, numberBefore("bytes smem"));

@@ -8,8 +8,7 @@
 #include <cuda.h>
 
 namespace {
-constexpr bool same(int ours, int theirs)
-{
+constexpr bool same(int ours, int theirs) {
     return ours == theirs;
 }
 } // namespace

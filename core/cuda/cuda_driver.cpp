@@ -7,14 +7,12 @@
 
 #include <cstdlib>
 
-
 namespace dice::cu {
 
 namespace {
 
 template <typename Fn>
-bool bind(void* handle, Fn& slot, const char* symbol, std::string& missing)
-{
+bool bind(void* handle, Fn& slot, const char* symbol, std::string& missing) {
     void* address = dlsym(handle, symbol);
     if (!address) {
         if (!missing.empty())
@@ -28,8 +26,7 @@ bool bind(void* handle, Fn& slot, const char* symbol, std::string& missing)
 
 } // namespace
 
-Driver::Driver()
-{
+Driver::Driver() {
     if (const char* disabled = std::getenv("DICE_DISABLE_CUDA_DRIVER"); disabled && *disabled) {
         m_reason = "no CUDA driver: disabled by DICE_DISABLE_CUDA_DRIVER";
         return;
@@ -104,14 +101,12 @@ Driver::Driver()
     m_available = true;
 }
 
-const Driver& Driver::instance()
-{
+const Driver& Driver::instance() {
     static const Driver driver;
     return driver;
 }
 
-std::string Driver::describe(Result result) const
-{
+std::string Driver::describe(Result result) const {
     const char* name = nullptr;
     const char* text = nullptr;
     if (m_api.cuGetErrorName)
@@ -124,14 +119,12 @@ std::string Driver::describe(Result result) const
     return out;
 }
 
-void check(Result result, const char* what)
-{
+void check(Result result, const char* what) {
     if (result != kSuccess)
         throw Error(std::string(what) + " failed: " + Driver::instance().describe(result));
 }
 
-std::string formatCudaVersion(int version)
-{
+std::string formatCudaVersion(int version) {
     if (version <= 0)
         return "none";
     return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);

@@ -28,16 +28,14 @@ bool g_busy = false;
 bool g_callbacksRegistered = false;
 std::vector<KernelRecord> g_records;
 
-void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecords)
-{
+void CUPTIAPI bufferRequested(uint8_t** buffer, size_t* size, size_t* maxRecords) {
     // CUPTI wants 8-byte aligned buffers.
     *buffer = static_cast<uint8_t*>(std::aligned_alloc(8, kBufferBytes));
     *size = *buffer ? kBufferBytes : 0;
     *maxRecords = 0;
 }
 
-void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t validSize)
-{
+void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t validSize) {
     CUpti_Activity* record = nullptr;
     std::vector<KernelRecord> batch;
     while (cuptiActivityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
@@ -69,8 +67,7 @@ void CUPTIAPI bufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size
         g_records.push_back(std::move(r));
 }
 
-std::string cuptiMessage(CUptiResult rc)
-{
+std::string cuptiMessage(CUptiResult rc) {
     const char* text = nullptr;
     cuptiGetResultString(rc, &text);
     return text ? text : ("CUPTI error " + std::to_string(static_cast<int>(rc)));
@@ -79,14 +76,12 @@ std::string cuptiMessage(CUptiResult rc)
 } // namespace
 #endif
 
-CuptiTracer::~CuptiTracer()
-{
+CuptiTracer::~CuptiTracer() {
     if (m_active)
         stop();
 }
 
-bool CuptiTracer::available()
-{
+bool CuptiTracer::available() {
 #if DICE_HAVE_CUDA_TOOLKIT
     return true;
 #else
@@ -94,8 +89,7 @@ bool CuptiTracer::available()
 #endif
 }
 
-std::string CuptiTracer::version()
-{
+std::string CuptiTracer::version() {
 #if DICE_HAVE_CUDA_TOOLKIT
     uint32_t api = 0;
     if (cuptiGetVersion(&api) != CUPTI_SUCCESS)
@@ -107,8 +101,7 @@ std::string CuptiTracer::version()
 #endif
 }
 
-bool CuptiTracer::start(std::string* error)
-{
+bool CuptiTracer::start(std::string* error) {
 #if DICE_HAVE_CUDA_TOOLKIT
     if (!cu::Driver::instance().available()) {
         if (error)
@@ -153,8 +146,7 @@ bool CuptiTracer::start(std::string* error)
 #endif
 }
 
-std::vector<KernelRecord> CuptiTracer::stop()
-{
+std::vector<KernelRecord> CuptiTracer::stop() {
     std::vector<KernelRecord> out;
 #if DICE_HAVE_CUDA_TOOLKIT
     if (!m_active)

@@ -8,8 +8,7 @@ namespace dice {
 namespace {
 
 // FP32 lanes per multiprocessor, by architecture (CUDA programming guide, arithmetic throughput).
-int fp32LanesPerMultiprocessor(int major, int minor)
-{
+int fp32LanesPerMultiprocessor(int major, int minor) {
     if (major == 8 && minor == 0)
         return 64;
     if (major == 6 && minor == 0)
@@ -20,8 +19,7 @@ int fp32LanesPerMultiprocessor(int major, int minor)
 }
 
 // Dense 16-bit tensor FLOP per clock per multiprocessor.
-int tensorFlopsPerClockPerMultiprocessor(int major, int minor)
-{
+int tensorFlopsPerClockPerMultiprocessor(int major, int minor) {
     if (major == 7)
         return 1024;
     if (major == 8 && minor == 0)
@@ -37,32 +35,27 @@ int tensorFlopsPerClockPerMultiprocessor(int major, int minor)
 
 } // namespace
 
-std::string DeviceInfo::architecture() const
-{
+std::string DeviceInfo::architecture() const {
     return "sm_" + std::to_string(computeMajor) + std::to_string(computeMinor);
 }
 
-double DeviceInfo::peakBandwidth() const
-{
+double DeviceInfo::peakBandwidth() const {
     return 2.0 * static_cast<double>(memoryClockKHz) * 1e3 * memoryBusWidthBits / 8.0;
 }
 
-double DeviceInfo::peakFp32Flops() const
-{
+double DeviceInfo::peakFp32Flops() const {
     return 2.0 * fp32LanesPerMultiprocessor(computeMajor, computeMinor) * multiprocessors *
            static_cast<double>(clockKHz) * 1e3;
 }
 
-double DeviceInfo::peakTensorFlops() const
-{
+double DeviceInfo::peakTensorFlops() const {
     const int perClock = tensorFlopsPerClockPerMultiprocessor(computeMajor, computeMinor);
     if (perClock == 0)
         return peakFp32Flops();
     return static_cast<double>(perClock) * multiprocessors * clockKHz * 1e3;
 }
 
-std::vector<DeviceInfo> queryDevices()
-{
+std::vector<DeviceInfo> queryDevices() {
     std::vector<DeviceInfo> devices;
     const auto& driver = cu::Driver::instance();
     if (!driver.available())
@@ -107,8 +100,7 @@ std::vector<DeviceInfo> queryDevices()
     return devices;
 }
 
-DeviceInfo nominalDevice(int computeMajor, int computeMinor)
-{
+DeviceInfo nominalDevice(int computeMajor, int computeMinor) {
     // Per-multiprocessor limits from the CUDA programming guide's table of technical
     // specifications per compute capability.
     DeviceInfo info;

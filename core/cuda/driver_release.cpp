@@ -12,8 +12,7 @@ namespace dice {
 namespace {
 
 // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ..." -> "580.159.04"
-std::string fromProc()
-{
+std::string fromProc() {
     std::ifstream in("/proc/driver/nvidia/version");
     std::string line;
     if (!std::getline(in, line))
@@ -29,8 +28,7 @@ std::string fromProc()
     return {};
 }
 
-std::string fromNvml()
-{
+std::string fromNvml() {
     void* handle = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!handle)
         return {};
@@ -53,8 +51,7 @@ std::string fromNvml()
 
 } // namespace
 
-std::string nvidiaDriverRelease()
-{
+std::string nvidiaDriverRelease() {
     std::string release = fromProc();
     if (release.empty())
         release = fromNvml();

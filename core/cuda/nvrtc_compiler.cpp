@@ -16,10 +16,10 @@
 
 namespace dice {
 
-NvrtcCompiler::NvrtcCompiler(std::size_t cacheEntries) : m_capacity(cacheEntries) {}
+NvrtcCompiler::NvrtcCompiler(std::size_t cacheEntries)
+    : m_capacity(cacheEntries) {}
 
-bool NvrtcCompiler::available()
-{
+bool NvrtcCompiler::available() {
 #if DICE_HAVE_CUDA_TOOLKIT
     return true;
 #else
@@ -27,8 +27,7 @@ bool NvrtcCompiler::available()
 #endif
 }
 
-std::string NvrtcCompiler::version()
-{
+std::string NvrtcCompiler::version() {
 #if DICE_HAVE_CUDA_TOOLKIT
     int major = 0;
     int minor = 0;
@@ -40,8 +39,7 @@ std::string NvrtcCompiler::version()
 #endif
 }
 
-std::string NvrtcCompiler::cudaIncludeDirectory()
-{
+std::string NvrtcCompiler::cudaIncludeDirectory() {
     namespace fs = std::filesystem;
     auto hasHeaders = [](const fs::path& dir) {
         std::error_code ec;
@@ -77,30 +75,26 @@ std::string NvrtcCompiler::cudaIncludeDirectory()
     return {};
 }
 
-std::string NvrtcCompiler::defaultArchitecture()
-{
+std::string NvrtcCompiler::defaultArchitecture() {
     const auto devices = queryDevices();
     if (!devices.empty())
         return devices.front().architecture();
     return "sm_90";
 }
 
-std::size_t NvrtcCompiler::cacheHits() const
-{
+std::size_t NvrtcCompiler::cacheHits() const {
     std::lock_guard<std::mutex> lock(m_mutex);
     return m_hits;
 }
 
-void NvrtcCompiler::clearCache()
-{
+void NvrtcCompiler::clearCache() {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_cache.clear();
     m_order.clear();
 }
 
 CompileResult NvrtcCompiler::compile(const std::string& source, const std::string& fileName,
-                                     const CompileOptions& options)
-{
+                                     const CompileOptions& options) {
     const std::string arch =
         options.architecture.empty() ? defaultArchitecture() : options.architecture;
     std::string key = arch + '\x1f' + fileName + '\x1f' + (options.lineInfo ? "L" : "l") +
@@ -136,8 +130,8 @@ CompileResult NvrtcCompiler::compile(const std::string& source, const std::strin
 }
 
 CompileResult NvrtcCompiler::compileUncached(const std::string& source, const std::string& fileName,
-                                             const CompileOptions& options, const std::string& arch)
-{
+                                             const CompileOptions& options,
+                                             const std::string& arch) {
     CompileResult result;
     result.architecture = arch;
 #if !DICE_HAVE_CUDA_TOOLKIT

@@ -12,8 +12,7 @@
 
 namespace dice::torchcuda {
 
-bool builtWithCuda()
-{
+bool builtWithCuda() {
 #if DICE_TORCH_CUDA
     return true;
 #else
@@ -21,13 +20,11 @@ bool builtWithCuda()
 #endif
 }
 
-bool available()
-{
+bool available() {
     return torch::cuda::is_available();
 }
 
-std::string cudaVersion()
-{
+std::string cudaVersion() {
 #if DICE_TORCH_CUDA && defined(CUDART_VERSION)
     return cu::formatCudaVersion(CUDART_VERSION);
 #elif DICE_TORCH_CUDA
@@ -43,11 +40,11 @@ struct StreamScope::Impl {
 #endif
 };
 
-StreamScope::StreamScope(cu::Stream stream, int deviceIndex) : m_impl(std::make_unique<Impl>())
-{
+StreamScope::StreamScope(cu::Stream stream, int deviceIndex)
+    : m_impl(std::make_unique<Impl>()) {
 #if DICE_TORCH_CUDA
     auto external = c10::cuda::getStreamFromExternal(reinterpret_cast<cudaStream_t>(stream),
-                                                      static_cast<c10::DeviceIndex>(deviceIndex));
+                                                     static_cast<c10::DeviceIndex>(deviceIndex));
     m_impl->guard.emplace(external);
 #else
     (void)stream;

@@ -20,15 +20,13 @@ const std::pair<Verdict, const char*> kVerdictNames[] = {
     {Verdict::NotRun, "not_run"},
 };
 
-nlohmann::json timingToJson(const TimingStats& t)
-{
-    return {{"method", t.method}, {"warmups", t.warmups}, {"trials", t.trials},
-            {"median_ms", t.medianMs}, {"mean_ms", t.meanMs}, {"std_ms", t.stdMs},
-            {"min_ms", t.minMs}, {"max_ms", t.maxMs}, {"samples_ms", t.samplesMs}};
+nlohmann::json timingToJson(const TimingStats& t) {
+    return {{"method", t.method},      {"warmups", t.warmups}, {"trials", t.trials},
+            {"median_ms", t.medianMs}, {"mean_ms", t.meanMs},  {"std_ms", t.stdMs},
+            {"min_ms", t.minMs},       {"max_ms", t.maxMs},    {"samples_ms", t.samplesMs}};
 }
 
-TimingStats timingFromJson(const nlohmann::json& j)
-{
+TimingStats timingFromJson(const nlohmann::json& j) {
     TimingStats t;
     t.method = j.value("method", std::string());
     t.warmups = j.value("warmups", 0);
@@ -45,32 +43,28 @@ TimingStats timingFromJson(const nlohmann::json& j)
 
 } // namespace
 
-std::string toString(Verdict verdict)
-{
+std::string toString(Verdict verdict) {
     for (const auto& [v, name] : kVerdictNames)
         if (v == verdict)
             return name;
     return "not_run";
 }
 
-std::optional<Verdict> parseVerdict(const std::string& text)
-{
+std::optional<Verdict> parseVerdict(const std::string& text) {
     for (const auto& [v, name] : kVerdictNames)
         if (text == name)
             return v;
     return std::nullopt;
 }
 
-bool EvaluationResult::hasFlag(const std::string& code) const
-{
+bool EvaluationResult::hasFlag(const std::string& code) const {
     for (const auto& f : flags)
         if (f.code == code)
             return true;
     return false;
 }
 
-bool EvaluationResult::countsAsCorrect(bool strict) const
-{
+bool EvaluationResult::countsAsCorrect(bool strict) const {
     if (verdict == Verdict::Correct)
         return true;
     // A fallback that computed the right values counts only when not strict.
@@ -85,8 +79,7 @@ bool EvaluationResult::countsAsCorrect(bool strict) const
     return false;
 }
 
-nlohmann::json toJson(const EvaluationResult& r)
-{
+nlohmann::json toJson(const EvaluationResult& r) {
     nlohmann::json j;
     j["task"] = r.task;
     j["level"] = r.level;
@@ -98,13 +91,18 @@ nlohmann::json toJson(const EvaluationResult& r)
     j["compile_ms"] = r.compileMs;
     j["diagnostics"] = nlohmann::json::array();
     for (const auto& d : r.diagnostics)
-        j["diagnostics"].push_back({{"file", d.file}, {"line", d.line}, {"column", d.column},
-                                    {"severity", toString(d.severity)}, {"code", d.code},
+        j["diagnostics"].push_back({{"file", d.file},
+                                    {"line", d.line},
+                                    {"column", d.column},
+                                    {"severity", toString(d.severity)},
+                                    {"code", d.code},
                                     {"message", d.message}});
     j["resources"] = nlohmann::json::array();
     for (const auto& u : r.resources)
-        j["resources"].push_back({{"function", u.function}, {"architecture", u.architecture},
-                                  {"registers", u.registers}, {"barriers", u.barriers},
+        j["resources"].push_back({{"function", u.function},
+                                  {"architecture", u.architecture},
+                                  {"registers", u.registers},
+                                  {"barriers", u.barriers},
                                   {"shared_bytes", u.sharedBytes},
                                   {"constant_bytes", u.constantBytes},
                                   {"stack_frame_bytes", u.stackFrameBytes},
@@ -112,9 +110,12 @@ nlohmann::json toJson(const EvaluationResult& r)
                                   {"spill_load_bytes", u.spillLoadBytes}});
     j["trials"] = nlohmann::json::array();
     for (const auto& t : r.trials)
-        j["trials"].push_back({{"trial", t.trial}, {"seed", t.seed}, {"passed", t.passed},
+        j["trials"].push_back({{"trial", t.trial},
+                               {"seed", t.seed},
+                               {"passed", t.passed},
                                {"max_abs_error", t.maxAbsError},
-                               {"max_rel_error", t.maxRelError}, {"detail", t.detail}});
+                               {"max_rel_error", t.maxRelError},
+                               {"detail", t.detail}});
     if (r.candidateTime)
         j["candidate_time"] = timingToJson(*r.candidateTime);
     if (r.referenceTime)
@@ -134,8 +135,7 @@ nlohmann::json toJson(const EvaluationResult& r)
     return j;
 }
 
-EvaluationResult evaluationFromJson(const nlohmann::json& j)
-{
+EvaluationResult evaluationFromJson(const nlohmann::json& j) {
     if (!j.is_object())
         throw Error("evaluation result is not a JSON object");
     EvaluationResult r;
@@ -158,7 +158,7 @@ EvaluationResult evaluationFromJson(const nlohmann::json& j)
             diag.line = d.value("line", 0);
             diag.column = d.value("column", 0);
             const std::string severity = d.value("severity", std::string("error"));
-            diag.severity = severity == "warning" ? Severity::Warning
+            diag.severity = severity == "warning"  ? Severity::Warning
                             : severity == "remark" ? Severity::Remark
                                                    : Severity::Error;
             diag.code = d.value("code", std::string());

@@ -14,14 +14,14 @@
 namespace dice {
 
 enum class Verdict {
-    Correct,         // compiled, ran, all correctness trials passed, no disqualifying flag
-    Incorrect,       // ran but an output was wrong (value, shape or dtype) or inputs changed
-    CompileError,    // the device code or the host code did not compile
-    InvalidCandidate,// the file does not follow the dialect (sections, signature, ...)
-    RuntimeError,    // a launch failed or the kernel faulted (illegal address, trap, ...)
-    Timeout,         // compile or run took longer than allowed; the worker was restarted
-    Fallback,        // the host code computes with PyTorch operators instead of its kernels
-    NotRun           // compiled, but there is no GPU (or the evaluator was unavailable)
+    Correct,          // compiled, ran, all correctness trials passed, no disqualifying flag
+    Incorrect,        // ran but an output was wrong (value, shape or dtype) or inputs changed
+    CompileError,     // the device code or the host code did not compile
+    InvalidCandidate, // the file does not follow the dialect (sections, signature, ...)
+    RuntimeError,     // a launch failed or the kernel faulted (illegal address, trap, ...)
+    Timeout,          // compile or run took longer than allowed; the worker was restarted
+    Fallback,         // the host code computes with PyTorch operators instead of its kernels
+    NotRun            // compiled, but there is no GPU (or the evaluator was unavailable)
 };
 
 std::string toString(Verdict verdict);
@@ -73,8 +73,8 @@ struct EvaluationResult {
     std::optional<TimingStats> referenceTime;       // CUDA events on our stream
     std::optional<TimingStats> candidateKernelTime; // CUPTI: every kernel on every stream
     std::optional<TimingStats> referenceKernelTime;
-    double speedup = 0;          // reference median / candidate median (events), 0 when not timed
-    double physicalBoundMs = 0;  // max(bytes / peak bandwidth, flops / peak rate), 0 if unknown
+    double speedup = 0;         // reference median / candidate median (events), 0 when not timed
+    double physicalBoundMs = 0; // max(bytes / peak bandwidth, flops / peak rate), 0 if unknown
     std::vector<EvaluationFlag> flags;
 
     std::string device;      // "NVIDIA H200", or "" without a GPU

@@ -17,8 +17,7 @@
 
 namespace dice {
 
-std::string toString(WorkerReply::Status status)
-{
+std::string toString(WorkerReply::Status status) {
     switch (status) {
     case WorkerReply::Status::Ok:
         return "ok";
@@ -38,18 +37,15 @@ namespace {
 
 constexpr std::size_t kStderrKeep = 16 * 1024;
 
-void setCloseOnExec(int fd)
-{
+void setCloseOnExec(int fd) {
     fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
 }
 
-void setNonBlocking(int fd)
-{
+void setNonBlocking(int fd) {
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
-bool writeAll(int fd, const std::string& data)
-{
+bool writeAll(int fd, const std::string& data) {
     size_t done = 0;
     while (done < data.size()) {
         const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
@@ -71,19 +67,17 @@ bool writeAll(int fd, const std::string& data)
 } // namespace
 
 WorkerProcess::WorkerProcess(std::string executable, std::vector<std::string> arguments)
-    : m_executable(std::move(executable)), m_arguments(std::move(arguments))
-{
+    : m_executable(std::move(executable))
+    , m_arguments(std::move(arguments)) {
     // A worker that dies must not kill its owner through a write to a closed pipe.
     signal(SIGPIPE, SIG_IGN);
 }
 
-WorkerProcess::~WorkerProcess()
-{
+WorkerProcess::~WorkerProcess() {
     stop();
 }
 
-bool WorkerProcess::start(std::string* error)
-{
+bool WorkerProcess::start(std::string* error) {
     if (m_pid > 0)
         return true;
     int in[2], out[2], err[2];
@@ -137,8 +131,7 @@ bool WorkerProcess::start(std::string* error)
     return true;
 }
 
-void WorkerProcess::closePipes()
-{
+void WorkerProcess::closePipes() {
     for (int* fd : {&m_in, &m_out, &m_err}) {
         if (*fd >= 0)
             ::close(*fd);
@@ -146,8 +139,7 @@ void WorkerProcess::closePipes()
     }
 }
 
-std::string WorkerProcess::reapDescription()
-{
+std::string WorkerProcess::reapDescription() {
     if (m_pid <= 0)
         return "the worker is not running";
     int status = 0;
@@ -175,20 +167,17 @@ std::string WorkerProcess::reapDescription()
     return "the worker stopped";
 }
 
-void WorkerProcess::kill()
-{
+void WorkerProcess::kill() {
     if (m_pid > 0) {
         ::kill(m_pid, SIGKILL);
         reapDescription();
     }
 }
 
-void WorkerProcess::stop()
-{
+void WorkerProcess::stop() {
     if (m_pid <= 0)
         return;
-    const std::string line =
-        protocol::makeRequest(m_nextId++, "shutdown").dump() + "\n";
+    const std::string line = protocol::makeRequest(m_nextId++, "shutdown").dump() + "\n";
     writeAll(m_in, line);
     ::close(m_in);
     m_in = -1;
@@ -204,8 +193,7 @@ void WorkerProcess::stop()
     kill();
 }
 
-bool WorkerProcess::readAvailable(int fd, std::string& buffer)
-{
+bool WorkerProcess::readAvailable(int fd, std::string& buffer) {
     char chunk[65536];
     for (;;) {
         const ssize_t n = ::read(fd, chunk, sizeof(chunk));
@@ -224,8 +212,7 @@ bool WorkerProcess::readAvailable(int fd, std::string& buffer)
 }
 
 WorkerReply WorkerProcess::call(const std::string& type, const nlohmann::json& body, int timeoutMs,
-                                const ProgressFn& onProgress)
-{
+                                const ProgressFn& onProgress) {
     WorkerReply reply;
     if (m_pid <= 0) {
         std::string error;
@@ -271,8 +258,7 @@ WorkerReply WorkerProcess::call(const std::string& type, const nlohmann::json& b
                     onProgress(message);
                 continue;
             }
-            reply.status =
-                kind == "result" ? WorkerReply::Status::Ok : WorkerReply::Status::Error;
+            reply.status = kind == "result" ? WorkerReply::Status::Ok : WorkerReply::Status::Error;
             reply.message = std::move(message);
             return reply;
         }

@@ -7,8 +7,7 @@ namespace dice::protocol {
 
 namespace {
 
-void checkEnvelope(const nlohmann::json& message, const char* what)
-{
+void checkEnvelope(const nlohmann::json& message, const char* what) {
     if (!message.is_object())
         throw Error(std::string(what) + " is not a JSON object");
     if (!message.contains("protocol") || !message["protocol"].is_string() ||
@@ -26,13 +25,11 @@ void checkEnvelope(const nlohmann::json& message, const char* what)
         throw Error(std::string(what) + " has no \"type\"");
 }
 
-nlohmann::json envelope(std::int64_t id, const std::string& type)
-{
+nlohmann::json envelope(std::int64_t id, const std::string& type) {
     return nlohmann::json{{"protocol", kName}, {"version", kVersion}, {"id", id}, {"type", type}};
 }
 
-nlohmann::json parseLine(const std::string& line, const char* what)
-{
+nlohmann::json parseLine(const std::string& line, const char* what) {
     if (line.size() > kMaxLineBytes)
         throw Error(std::string(what) + " is longer than the protocol allows");
     try {
@@ -44,8 +41,7 @@ nlohmann::json parseLine(const std::string& line, const char* what)
 
 } // namespace
 
-Request parseRequest(const std::string& line)
-{
+Request parseRequest(const std::string& line) {
     const nlohmann::json message = parseLine(line, "request");
     checkEnvelope(message, "request");
     Request request;
@@ -55,8 +51,7 @@ Request parseRequest(const std::string& line)
     return request;
 }
 
-nlohmann::json makeRequest(std::int64_t id, const std::string& type, nlohmann::json body)
-{
+nlohmann::json makeRequest(std::int64_t id, const std::string& type, nlohmann::json body) {
     nlohmann::json message = envelope(id, type);
     if (body.is_object())
         for (auto it = body.begin(); it != body.end(); ++it)
@@ -65,14 +60,12 @@ nlohmann::json makeRequest(std::int64_t id, const std::string& type, nlohmann::j
     return message;
 }
 
-nlohmann::json makeResult(std::int64_t id, nlohmann::json body)
-{
+nlohmann::json makeResult(std::int64_t id, nlohmann::json body) {
     return makeRequest(id, "result", std::move(body));
 }
 
 nlohmann::json makeProgress(std::int64_t id, const std::string& stage, double fraction,
-                            const std::string& message)
-{
+                            const std::string& message) {
     nlohmann::json m = envelope(id, "progress");
     m["stage"] = stage;
     m["fraction"] = fraction;
@@ -81,15 +74,13 @@ nlohmann::json makeProgress(std::int64_t id, const std::string& stage, double fr
     return m;
 }
 
-nlohmann::json makeError(std::int64_t id, const std::string& message)
-{
+nlohmann::json makeError(std::int64_t id, const std::string& message) {
     nlohmann::json m = envelope(id, "error");
     m["message"] = message;
     return m;
 }
 
-nlohmann::json parseReply(const std::string& line)
-{
+nlohmann::json parseReply(const std::string& line) {
     nlohmann::json message = parseLine(line, "worker reply");
     checkEnvelope(message, "worker reply");
     const std::string type = message["type"].get<std::string>();

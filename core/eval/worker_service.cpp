@@ -9,8 +9,7 @@
 
 namespace dice {
 
-WorkerService::WorkerService()
-{
+WorkerService::WorkerService() {
     addHandler("hello", [this](const protocol::Request& request, const Emit& send) {
         nlohmann::json requests = nlohmann::json::array({"shutdown"});
         for (const auto& entry : m_handlers)
@@ -25,13 +24,11 @@ WorkerService::WorkerService()
     });
 }
 
-void WorkerService::addHandler(const std::string& type, Handler handler)
-{
+void WorkerService::addHandler(const std::string& type, Handler handler) {
     m_handlers[type] = std::move(handler);
 }
 
-bool WorkerService::handleLine(const std::string& line, const Emit& send)
-{
+bool WorkerService::handleLine(const std::string& line, const Emit& send) {
     protocol::Request request;
     try {
         request = protocol::parseRequest(line);

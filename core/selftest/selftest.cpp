@@ -6,8 +6,7 @@
 
 namespace dice {
 
-std::string toString(CheckStatus status)
-{
+std::string toString(CheckStatus status) {
     switch (status) {
     case CheckStatus::Passed:
         return "passed";
@@ -20,8 +19,7 @@ std::string toString(CheckStatus status)
 }
 
 std::vector<CheckResult> runSelfTest(const SelfTestOptions& options,
-                                     const std::function<void(const CheckResult&)>& onResult)
-{
+                                     const std::function<void(const CheckResult&)>& onResult) {
     std::vector<CheckResult> results;
     for (const auto& check : selfTestChecks()) {
         if (!options.filter.empty() && check.name.find(options.filter) == std::string::npos)
@@ -55,15 +53,16 @@ std::vector<CheckResult> runSelfTest(const SelfTestOptions& options,
     return results;
 }
 
-nlohmann::json toJson(const CheckResult& r)
-{
-    return nlohmann::json{{"name", r.name},       {"group", r.group},
-                          {"status", toString(r.status)}, {"message", r.message},
-                          {"milliseconds", r.milliseconds}, {"data", r.data}};
+nlohmann::json toJson(const CheckResult& r) {
+    return nlohmann::json{{"name", r.name},
+                          {"group", r.group},
+                          {"status", toString(r.status)},
+                          {"message", r.message},
+                          {"milliseconds", r.milliseconds},
+                          {"data", r.data}};
 }
 
-bool selfTestPassed(const std::vector<CheckResult>& results)
-{
+bool selfTestPassed(const std::vector<CheckResult>& results) {
     for (const auto& r : results)
         if (r.status == CheckStatus::Failed)
             return false;

@@ -37,22 +37,19 @@ const char* const kBrokenSource = R"(extern "C" __global__ void broken(float* ou
 }
 )";
 
-NvrtcCompiler& compiler()
-{
+NvrtcCompiler& compiler() {
     static NvrtcCompiler instance;
     return instance;
 }
 
-std::string format(double value, int precision = 3)
-{
+std::string format(double value, int precision = 3) {
     std::ostringstream out;
     out.precision(precision);
     out << std::fixed << value;
     return out.str();
 }
 
-double median(std::vector<double> values)
-{
+double median(std::vector<double> values) {
     if (values.empty())
         return 0;
     std::sort(values.begin(), values.end());
@@ -60,8 +57,7 @@ double median(std::vector<double> values)
     return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
-void checkLibTorchCpu(CheckResult& result)
-{
+void checkLibTorchCpu(CheckResult& result) {
     torch::manual_seed(7);
     const auto a = torch::randn({64, 48}, torch::kFloat64);
     const auto b = torch::randn({48, 32}, torch::kFloat64);
@@ -91,12 +87,12 @@ void checkLibTorchCpu(CheckResult& result)
     result.data["threads"] = libtorchThreads();
     result.data["matmul_max_abs_error"] = worst;
     result.data["softmax_row_error"] = softmaxError;
-    result.message = "LibTorch " + libtorchVersion() + ": matmul, softmax and bfloat16 agree with "
-                                                        "plain arithmetic";
+    result.message = "LibTorch " + libtorchVersion() +
+                     ": matmul, softmax and bfloat16 agree with "
+                     "plain arithmetic";
 }
 
-void checkNvrtcCompile(CheckResult& result)
-{
+void checkNvrtcCompile(CheckResult& result) {
     if (!NvrtcCompiler::available())
         throw SkipCheck{"this build has no NVRTC"};
     CompileOptions options;
@@ -106,7 +102,9 @@ void checkNvrtcCompile(CheckResult& result)
         throw Error("NVRTC failed to compile the sample kernel: " + compiled.log);
     if (compiled.ptx.find(".entry dice_selftest_saxpy") == std::string::npos)
         throw Error("the PTX has no entry dice_selftest_saxpy");
-    if (compiled.cubin.size() < 4 || compiled.cubin.compare(0, 4, "\x7f" "ELF") != 0)
+    if (compiled.cubin.size() < 4 || compiled.cubin.compare(0, 4,
+                                                            "\x7f"
+                                                            "ELF") != 0)
         throw Error("the cubin is not an ELF image");
     if (compiled.resources.empty() || compiled.resources.front().registers <= 0)
         throw Error("ptxas reported no register usage");
@@ -121,8 +119,7 @@ void checkNvrtcCompile(CheckResult& result)
                      std::to_string(compiled.resources.front().registers) + " registers)";
 }
 
-void checkNvrtcDiagnostics(CheckResult& result)
-{
+void checkNvrtcDiagnostics(CheckResult& result) {
     if (!NvrtcCompiler::available())
         throw SkipCheck{"this build has no NVRTC"};
     const auto compiled = compiler().compile(kBrokenSource, "broken.cu");
@@ -138,8 +135,7 @@ void checkNvrtcDiagnostics(CheckResult& result)
     result.message = "broken.cu:4:14: " + d.message;
 }
 
-void requireGpu()
-{
+void requireGpu() {
     const auto& driver = cu::Driver::instance();
     if (!driver.available())
         throw SkipCheck{driver.unavailableReason()};
@@ -147,8 +143,7 @@ void requireGpu()
         throw SkipCheck{"this build has no NVRTC, so there is no kernel to launch"};
 }
 
-void checkDriver(CheckResult& result)
-{
+void checkDriver(CheckResult& result) {
     const auto& driver = cu::Driver::instance();
     if (!driver.available())
         throw SkipCheck{driver.unavailableReason()};
@@ -176,8 +171,7 @@ struct SaxpyRig {
     cu::Function function = nullptr;
     CudaStream stream;
 
-    SaxpyRig()
-    {
+    SaxpyRig() {
         CompileOptions options;
         options.architecture = queryDevices().front().architecture();
         compiled = compiler().compile(kSaxpySource, "selftest_saxpy.cu", options);
@@ -187,8 +181,7 @@ struct SaxpyRig {
         function = module->function("dice_selftest_saxpy");
     }
 
-    void launch(float a, cu::DevicePtr x, cu::DevicePtr y, cu::DevicePtr out, long long n)
-    {
+    void launch(float a, cu::DevicePtr x, cu::DevicePtr y, cu::DevicePtr out, long long n) {
         std::vector<void*> params = {&a, &x, &y, &out, &n};
         const unsigned block[3] = {256, 1, 1};
         const long long blocks = std::min<long long>((n + 255) / 256, 132LL * 32);
@@ -197,13 +190,11 @@ struct SaxpyRig {
     }
 };
 
-cu::DevicePtr devicePointer(const torch::Tensor& t)
-{
+cu::DevicePtr devicePointer(const torch::Tensor& t) {
     return reinterpret_cast<cu::DevicePtr>(t.data_ptr());
 }
 
-void checkLaunch(CheckResult& result)
-{
+void checkLaunch(CheckResult& result) {
     requireGpu();
     SaxpyRig rig;
     const long long n = (1 << 20) + 3;
@@ -224,8 +215,8 @@ void checkLaunch(CheckResult& result)
             throw Error("kernel output differs from LibTorch by " + std::to_string(error));
         result.data["max_abs_error"] = error;
         result.data["tensors"] = "libtorch-cuda";
-        result.message = "launched the NVRTC kernel on LibTorch CUDA tensors; max |error| " +
-                         format(error, 7);
+        result.message =
+            "launched the NVRTC kernel on LibTorch CUDA tensors; max |error| " + format(error, 7);
     } else {
         const auto x = torch::randn({n});
         const auto y = torch::randn({n});
@@ -255,8 +246,7 @@ struct TimingResult {
     long long n = 0;
 };
 
-TimingResult timeSaxpy(bool withCupti)
-{
+TimingResult timeSaxpy(bool withCupti) {
     SaxpyRig rig;
     TimingResult timing;
     timing.n = 1LL << 26;
@@ -286,8 +276,7 @@ TimingResult timeSaxpy(bool withCupti)
     return timing;
 }
 
-void checkEvents(CheckResult& result)
-{
+void checkEvents(CheckResult& result) {
     requireGpu();
     const auto timing = timeSaxpy(false);
     const double ms = median(timing.eventMs);
@@ -306,8 +295,7 @@ void checkEvents(CheckResult& result)
                      " GB/s peak";
 }
 
-void checkCupti(CheckResult& result)
-{
+void checkCupti(CheckResult& result) {
     requireGpu();
     if (!CuptiTracer::available())
         throw SkipCheck{"this build has no CUPTI"};
@@ -329,14 +317,13 @@ void checkCupti(CheckResult& result)
     if (!(fromCupti > 0) || fromCupti > fromEvents * 1.05 || fromCupti < fromEvents * 0.5)
         throw Error("CUPTI median " + format(fromCupti) + " ms does not match the events' " +
                     format(fromEvents) + " ms");
-    result.message = "CUPTI recorded all 20 kernels: median " + format(fromCupti) +
-                     " ms against " + format(fromEvents) + " ms from events";
+    result.message = "CUPTI recorded all 20 kernels: median " + format(fromCupti) + " ms against " +
+                     format(fromEvents) + " ms from events";
 }
 
 } // namespace
 
-std::vector<SelfTestCheck> selfTestChecks()
-{
+std::vector<SelfTestCheck> selfTestChecks() {
     std::vector<SelfTestCheck> checks = {
         {"cpu.libtorch", "cpu", "LibTorch operators on the CPU", checkLibTorchCpu},
         {"cpu.nvrtc_compile", "cpu", "NVRTC compiles a kernel to PTX and cubin", checkNvrtcCompile},

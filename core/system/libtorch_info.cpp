@@ -6,14 +6,12 @@
 
 namespace dice {
 
-std::string libtorchVersion()
-{
+std::string libtorchVersion() {
     return std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
            std::to_string(TORCH_VERSION_PATCH);
 }
 
-int libtorchThreads()
-{
+int libtorchThreads() {
     return at::get_num_threads();
 }
 

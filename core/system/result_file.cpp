@@ -9,8 +9,7 @@
 
 namespace dice {
 
-std::string utcTimestamp()
-{
+std::string utcTimestamp() {
     const std::time_t now = std::time(nullptr);
     std::tm tm{};
     gmtime_r(&now, &tm);
@@ -19,14 +18,14 @@ std::string utcTimestamp()
     return buffer;
 }
 
-std::string commandLine(const std::vector<std::string>& argv)
-{
+std::string commandLine(const std::vector<std::string>& argv) {
     std::string out;
     for (size_t i = 0; i < argv.size(); ++i) {
         std::string word = argv[i];
         if (i == 0)
             word = std::filesystem::path(word).filename().string();
-        const bool plain = !word.empty() && word.find_first_of(" \t\"'$\\;&|<>()") == std::string::npos;
+        const bool plain =
+            !word.empty() && word.find_first_of(" \t\"'$\\;&|<>()") == std::string::npos;
         if (!out.empty())
             out += ' ';
         if (plain) {
@@ -45,16 +44,14 @@ std::string commandLine(const std::vector<std::string>& argv)
     return out;
 }
 
-nlohmann::json resultFileHeader(const std::string& kind, const std::vector<std::string>& argv)
-{
+nlohmann::json resultFileHeader(const std::string& kind, const std::vector<std::string>& argv) {
     return nlohmann::json{{"kind", kind},
                           {"command", commandLine(argv)},
                           {"date", utcTimestamp()},
                           {"system", toJson(collectSystemInfo())}};
 }
 
-std::string resultFileStem(const std::string& kind)
-{
+std::string resultFileStem(const std::string& kind) {
     const auto devices = queryDevices();
     std::string device = devices.empty() ? "cpu" : devices.front().name;
     std::string slug;

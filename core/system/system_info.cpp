@@ -21,8 +21,7 @@ namespace dice {
 
 namespace {
 
-std::string readCpuModel()
-{
+std::string readCpuModel() {
     std::ifstream in("/proc/cpuinfo");
     std::string line;
     while (std::getline(in, line)) {
@@ -35,8 +34,7 @@ std::string readCpuModel()
     return "unknown";
 }
 
-std::string readOperatingSystem()
-{
+std::string readOperatingSystem() {
     std::string pretty;
     std::ifstream in("/etc/os-release");
     std::string line;
@@ -54,8 +52,7 @@ std::string readOperatingSystem()
     return pretty.empty() ? "unknown" : pretty;
 }
 
-std::string formatBytes(std::int64_t bytes)
-{
+std::string formatBytes(std::int64_t bytes) {
     std::ostringstream out;
     out.precision(1);
     out << std::fixed << static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0) << " GiB";
@@ -64,8 +61,7 @@ std::string formatBytes(std::int64_t bytes)
 
 } // namespace
 
-SystemInfo collectSystemInfo()
-{
+SystemInfo collectSystemInfo() {
     SystemInfo info;
     info.productVersion = kProductVersion;
     info.buildType = kBuildType;
@@ -97,13 +93,12 @@ SystemInfo collectSystemInfo()
     return info;
 }
 
-nlohmann::json toJson(const DeviceInfo& d)
-{
+nlohmann::json toJson(const DeviceInfo& d) {
     return nlohmann::json{{"index", d.index},
                           {"name", d.name},
                           {"architecture", d.architecture()},
-                          {"compute_capability", std::to_string(d.computeMajor) + "." +
-                                                     std::to_string(d.computeMinor)},
+                          {"compute_capability",
+                           std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor)},
                           {"multiprocessors", d.multiprocessors},
                           {"memory_bytes", d.totalMemoryBytes},
                           {"l2_bytes", d.l2CacheBytes},
@@ -121,30 +116,38 @@ nlohmann::json toJson(const DeviceInfo& d)
                           {"shared_memory_per_block_optin", d.sharedMemoryPerBlockOptin}};
 }
 
-nlohmann::json toJson(const SystemInfo& info)
-{
+nlohmann::json toJson(const SystemInfo& info) {
     nlohmann::json devices = nlohmann::json::array();
     for (const auto& d : info.devices)
         devices.push_back(toJson(d));
-    return nlohmann::json{
-        {"product", {{"name", "DICE Workbench"}, {"version", info.productVersion},
-                     {"build_type", info.buildType}, {"compiler", info.compiler}}},
-        {"host", {{"os", info.operatingSystem}, {"cpu", info.cpuModel},
-                  {"cores", info.cpuCores}, {"memory_bytes", info.memoryBytes}}},
-        {"libtorch", {{"version", info.libtorchVersion}, {"cuda", info.libtorchCuda},
-                      {"cuda_version", info.libtorchCudaVersion},
-                      {"threads", info.libtorchThreads}}},
-        {"cuda", {{"toolkit", info.cudaToolkitVersion}, {"nvrtc", info.nvrtcVersion},
-                  {"cupti", info.cuptiVersion}, {"include_dir_found", !info.cudaIncludeDirectory.empty()},
-                  {"driver_available", info.driverAvailable},
-                  {"driver_version", info.driverVersion},
-                  {"driver_release", info.driverRelease},
-                  {"driver_status", info.driverStatus}}},
-        {"devices", devices}};
+    return nlohmann::json{{"product",
+                           {{"name", "DICE Workbench"},
+                            {"version", info.productVersion},
+                            {"build_type", info.buildType},
+                            {"compiler", info.compiler}}},
+                          {"host",
+                           {{"os", info.operatingSystem},
+                            {"cpu", info.cpuModel},
+                            {"cores", info.cpuCores},
+                            {"memory_bytes", info.memoryBytes}}},
+                          {"libtorch",
+                           {{"version", info.libtorchVersion},
+                            {"cuda", info.libtorchCuda},
+                            {"cuda_version", info.libtorchCudaVersion},
+                            {"threads", info.libtorchThreads}}},
+                          {"cuda",
+                           {{"toolkit", info.cudaToolkitVersion},
+                            {"nvrtc", info.nvrtcVersion},
+                            {"cupti", info.cuptiVersion},
+                            {"include_dir_found", !info.cudaIncludeDirectory.empty()},
+                            {"driver_available", info.driverAvailable},
+                            {"driver_version", info.driverVersion},
+                            {"driver_release", info.driverRelease},
+                            {"driver_status", info.driverStatus}}},
+                          {"devices", devices}};
 }
 
-SystemInfo systemInfoFromJson(const nlohmann::json& json)
-{
+SystemInfo systemInfoFromJson(const nlohmann::json& json) {
     SystemInfo info;
     auto text = [](const nlohmann::json& j, const char* key) {
         return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
@@ -185,8 +188,7 @@ SystemInfo systemInfoFromJson(const nlohmann::json& json)
     return info;
 }
 
-std::string formatSystemInfo(const SystemInfo& info)
-{
+std::string formatSystemInfo(const SystemInfo& info) {
     std::ostringstream out;
     out << "DICE Workbench " << info.productVersion << " (" << info.buildType << ", "
         << info.compiler << ")\n";
@@ -201,10 +203,9 @@ std::string formatSystemInfo(const SystemInfo& info)
         << (info.cudaIncludeDirectory.empty() ? " (CUDA headers not found)" : "") << "\n";
     out << "CUPTI:           " << info.cuptiVersion << "\n";
     out << "CUDA driver:     "
-        << (info.driverAvailable
-                ? info.driverRelease + (info.driverRelease.empty() ? "" : ", ") + "CUDA " +
-                      info.driverVersion
-                : "unavailable (" + info.driverStatus + ")")
+        << (info.driverAvailable ? info.driverRelease + (info.driverRelease.empty() ? "" : ", ") +
+                                       "CUDA " + info.driverVersion
+                                 : "unavailable (" + info.driverStatus + ")")
         << "\n";
     if (info.devices.empty()) {
         out << "GPUs:            none\n";

@@ -46,5 +46,4 @@ SystemInfo systemInfoFromJson(const nlohmann::json& json);
 // Human-readable report, one fact per line.
 std::string formatSystemInfo(const SystemInfo& info);
 
-
 } // namespace dice

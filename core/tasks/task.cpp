@@ -15,8 +15,7 @@ namespace dice {
 
 using nlohmann::json;
 
-std::string toString(DType dtype)
-{
+std::string toString(DType dtype) {
     switch (dtype) {
     case DType::Float32:
         return "float32";
@@ -36,8 +35,7 @@ std::string toString(DType dtype)
     return "float32";
 }
 
-std::optional<DType> parseDType(const std::string& text)
-{
+std::optional<DType> parseDType(const std::string& text) {
     static const std::pair<const char*, DType> names[] = {
         {"float32", DType::Float32}, {"float", DType::Float32},     {"float16", DType::Float16},
         {"half", DType::Float16},    {"bfloat16", DType::BFloat16}, {"float64", DType::Float64},
@@ -48,8 +46,7 @@ std::optional<DType> parseDType(const std::string& text)
     return std::nullopt;
 }
 
-int dtypeSize(DType dtype)
-{
+int dtypeSize(DType dtype) {
     switch (dtype) {
     case DType::Float32:
     case DType::Int32:
@@ -66,14 +63,12 @@ int dtypeSize(DType dtype)
     return 4;
 }
 
-bool isFloating(DType dtype)
-{
+bool isFloating(DType dtype) {
     return dtype == DType::Float32 || dtype == DType::Float16 || dtype == DType::BFloat16 ||
            dtype == DType::Float64;
 }
 
-Tolerance Task::tolerance(DType dtype) const
-{
+Tolerance Task::tolerance(DType dtype) const {
     auto found = tolerances.find(dtype);
     if (found != tolerances.end())
         return found->second;
@@ -90,12 +85,10 @@ namespace {
 class ExpressionParser {
 public:
     ExpressionParser(const std::string& text, const std::map<std::string, std::int64_t>& vars)
-        : m_text(text), m_vars(vars)
-    {
-    }
+        : m_text(text)
+        , m_vars(vars) {}
 
-    double parse()
-    {
+    double parse() {
         const double value = sum();
         skipSpaces();
         if (m_pos != m_text.size())
@@ -104,17 +97,14 @@ public:
     }
 
 private:
-    [[noreturn]] void fail(const std::string& why) const
-    {
+    [[noreturn]] void fail(const std::string& why) const {
         throw Error("expression \"" + m_text + "\": " + why);
     }
-    void skipSpaces()
-    {
+    void skipSpaces() {
         while (m_pos < m_text.size() && std::isspace(static_cast<unsigned char>(m_text[m_pos])))
             ++m_pos;
     }
-    double sum()
-    {
+    double sum() {
         double value = product();
         for (;;) {
             skipSpaces();
@@ -127,8 +117,7 @@ private:
             }
         }
     }
-    double product()
-    {
+    double product() {
         double value = factor();
         for (;;) {
             skipSpaces();
@@ -143,8 +132,7 @@ private:
             }
         }
     }
-    double factor()
-    {
+    double factor() {
         if (++m_depth > 64)
             fail("nested too deeply");
         skipSpaces();
@@ -172,8 +160,9 @@ private:
             m_pos += used;
         } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
             const size_t start = m_pos;
-            while (m_pos < m_text.size() &&
-                   (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_'))
+            while (
+                m_pos < m_text.size() &&
+                (std::isalnum(static_cast<unsigned char>(m_text[m_pos])) || m_text[m_pos] == '_'))
                 ++m_pos;
             const std::string name = m_text.substr(start, m_pos - start);
             auto found = m_vars.find(name);
@@ -193,8 +182,7 @@ private:
     int m_depth = 0;
 };
 
-bool validName(const std::string& name)
-{
+bool validName(const std::string& name) {
     if (name.empty() || name.size() > 96 || std::isdigit(static_cast<unsigned char>(name[0])))
         return false;
     return std::all_of(name.begin(), name.end(), [](char c) {
@@ -204,23 +192,21 @@ bool validName(const std::string& name)
 
 class TaskReader {
 public:
-    explicit TaskReader(std::string origin) : m_origin(std::move(origin)) {}
+    explicit TaskReader(std::string origin)
+        : m_origin(std::move(origin)) {}
 
-    [[noreturn]] void fail(const std::string& where, const std::string& why) const
-    {
+    [[noreturn]] void fail(const std::string& where, const std::string& why) const {
         throw FileError(m_origin, where.empty() ? why : where + ": " + why);
     }
 
-    const json& field(const json& object, const char* key, const std::string& where) const
-    {
+    const json& field(const json& object, const char* key, const std::string& where) const {
         if (!object.contains(key))
             fail(where, std::string("missing field \"") + key + "\"");
         return object[key];
     }
 
     std::string string(const json& object, const char* key, const std::string& where,
-                       bool required = true) const
-    {
+                       bool required = true) const {
         if (!object.contains(key)) {
             if (required)
                 fail(where, std::string("missing field \"") + key + "\"");
@@ -231,15 +217,13 @@ public:
         return object[key].get<std::string>();
     }
 
-    double number(const json& value, const std::string& where) const
-    {
+    double number(const json& value, const std::string& where) const {
         if (!value.is_number())
             fail(where, "must be a number");
         return value.get<double>();
     }
 
-    InitSpec init(const json& j, const std::string& where) const
-    {
+    InitSpec init(const json& j, const std::string& where) const {
         InitSpec spec;
         if (!j.is_object())
             fail(where, "must be an object such as {\"kind\": \"normal\"}");
@@ -279,7 +263,8 @@ public:
             spec.kind = InitSpec::Kind::File;
             spec.file = string(j, "file", where);
             spec.tensor = string(j, "tensor", where);
-            if (spec.file.find("..") != std::string::npos || (!spec.file.empty() && spec.file[0] == '/'))
+            if (spec.file.find("..") != std::string::npos ||
+                (!spec.file.empty() && spec.file[0] == '/'))
                 fail(where + ".file", "must be a file name beside the task file");
         } else {
             fail(where + ".kind", "unknown kind \"" + kind +
@@ -289,8 +274,7 @@ public:
         return spec;
     }
 
-    TensorSpec tensor(const json& j, const std::string& where) const
-    {
+    TensorSpec tensor(const json& j, const std::string& where) const {
         if (!j.is_object())
             fail(where, "must be an object");
         TensorSpec spec;
@@ -327,8 +311,7 @@ public:
         return spec;
     }
 
-    Task read(const std::string& text)
-    {
+    Task read(const std::string& text) {
         json root;
         try {
             root = json::parse(text);
@@ -463,8 +446,7 @@ private:
 
 } // namespace
 
-std::vector<std::int64_t> Task::shape(const TensorSpec& spec, const std::string& preset) const
-{
+std::vector<std::int64_t> Task::shape(const TensorSpec& spec, const std::string& preset) const {
     auto found = presets.find(preset);
     if (found == presets.end())
         throw Error("task " + name + " has no preset \"" + preset + "\"");
@@ -479,27 +461,23 @@ std::vector<std::int64_t> Task::shape(const TensorSpec& spec, const std::string&
     return dims;
 }
 
-double Task::evaluate(const std::string& expression, const std::string& preset) const
-{
+double Task::evaluate(const std::string& expression, const std::string& preset) const {
     auto found = presets.find(preset);
     if (found == presets.end())
         throw Error("task " + name + " has no preset \"" + preset + "\"");
     return ExpressionParser(expression, found->second).parse();
 }
 
-Task parseTask(const std::string& text, const std::string& origin)
-{
+Task parseTask(const std::string& text, const std::string& origin) {
     return TaskReader(origin).read(text);
 }
 
-Task loadTask(const std::string& path)
-{
+Task loadTask(const std::string& path) {
     return parseTask(readTextFile(path), path);
 }
 
 namespace {
-json initToJson(const InitSpec& init)
-{
+json initToJson(const InitSpec& init) {
     switch (init.kind) {
     case InitSpec::Kind::Normal:
         return {{"kind", "normal"}, {"mean", init.a}, {"std", init.b}};
@@ -519,25 +497,26 @@ json initToJson(const InitSpec& init)
     return {};
 }
 
-json tensorToJson(const TensorSpec& spec)
-{
+json tensorToJson(const TensorSpec& spec) {
     json shape = json::array();
     for (const auto& d : spec.shape) {
-        const bool numeric = !d.text.empty() && std::all_of(d.text.begin(), d.text.end(), [](char c) {
-            return std::isdigit(static_cast<unsigned char>(c));
-        });
+        const bool numeric =
+            !d.text.empty() && std::all_of(d.text.begin(), d.text.end(), [](char c) {
+                return std::isdigit(static_cast<unsigned char>(c));
+            });
         if (numeric)
             shape.push_back(std::stoll(d.text));
         else
             shape.push_back(d.text);
     }
-    return {{"name", spec.name}, {"dtype", toString(spec.dtype)}, {"shape", shape},
+    return {{"name", spec.name},
+            {"dtype", toString(spec.dtype)},
+            {"shape", shape},
             {"init", initToJson(spec.init)}};
 }
 } // namespace
 
-std::string taskToJson(const Task& task)
-{
+std::string taskToJson(const Task& task) {
     json j;
     j["format"] = "dice-task/1";
     j["name"] = task.name;
@@ -576,16 +555,14 @@ std::string taskToJson(const Task& task)
     return j.dump(2) + "\n";
 }
 
-const Task* TaskSuite::find(const std::string& name) const
-{
+const Task* TaskSuite::find(const std::string& name) const {
     for (const auto& t : tasks)
         if (t.name == name)
             return &t;
     return nullptr;
 }
 
-TaskSuite loadTaskSuite(const std::string& directory)
-{
+TaskSuite loadTaskSuite(const std::string& directory) {
     namespace fs = std::filesystem;
     TaskSuite suite;
     std::error_code ec;
@@ -612,8 +589,7 @@ TaskSuite loadTaskSuite(const std::string& directory)
     return suite;
 }
 
-std::string builtinTaskDirectory()
-{
+std::string builtinTaskDirectory() {
     return (std::filesystem::path(dataDirectory()) / "tasks").string();
 }
 

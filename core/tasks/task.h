@@ -21,10 +21,10 @@ bool isFloating(DType dtype);
 struct InitSpec {
     enum class Kind { Normal, Uniform, RandInt, Bernoulli, UniformFanIn, Ones, File };
     Kind kind = Kind::Normal;
-    double a = 0; // mean, low, p
-    double b = 1; // std, high
-    std::string fanIn; // dimension expression for UniformFanIn
-    std::string file;  // safetensors file, relative to the task file, for File
+    double a = 0;       // mean, low, p
+    double b = 1;       // std, high
+    std::string fanIn;  // dimension expression for UniformFanIn
+    std::string file;   // safetensors file, relative to the task file, for File
     std::string tensor; // tensor name inside that file
 };
 

@@ -4,8 +4,7 @@
 namespace dice {
 
 std::string applyChatTemplate(const std::vector<ChatMessage>& messages,
-                              const ChatTemplateOptions& options)
-{
+                              const ChatTemplateOptions& options) {
     std::string out;
     for (const auto& m : messages) {
         out += "<|im_start|>";

@@ -13,15 +13,14 @@ class TestNvrtc : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     // Golden files: real NVRTC logs (tests/fixtures/nvrtc/*.log) and what must be read from them.
-    void goldenLogs_data()
-    {
+    void goldenLogs_data() {
         QTest::addColumn<QString>("name");
-        for (const char* name : {"undefined", "syntax", "multiple", "template", "resources", "spill"})
+        for (const char* name :
+             {"undefined", "syntax", "multiple", "template", "resources", "spill"})
             QTest::newRow(name) << QString::fromLatin1(name);
     }
 
-    void goldenLogs()
-    {
+    void goldenLogs() {
         QFETCH(QString, name);
         const std::string base = std::string(DICE_TEST_FIXTURES) + "/nvrtc/" + name.toStdString();
         const std::string log = dice::readTextFile(base + ".log");
@@ -54,8 +53,7 @@ private Q_SLOTS:
         }
     }
 
-    void parsersSurviveGarbage()
-    {
+    void parsersSurviveGarbage() {
         const std::string inputs[] = {"",
                                       "(",
                                       "x(99999999999999999999): error: y",
@@ -74,8 +72,7 @@ private Q_SLOTS:
         }
     }
 
-    void brokenKernelReportsFileLineMessage()
-    {
+    void brokenKernelReportsFileLineMessage() {
         if (!dice::NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");
         dice::NvrtcCompiler compiler;
@@ -94,8 +91,7 @@ private Q_SLOTS:
         QVERIFY(result.cubin.empty());
     }
 
-    void compilesToPtxAndCubinWithResources()
-    {
+    void compilesToPtxAndCubinWithResources() {
         if (!dice::NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");
         dice::NvrtcCompiler compiler;
@@ -114,7 +110,9 @@ private Q_SLOTS:
         QCOMPARE(result.architecture, std::string("sm_80"));
         QVERIFY(result.ptx.find(".target sm_80") != std::string::npos);
         QVERIFY(result.ptx.find(".loc") != std::string::npos); // -lineinfo
-        QVERIFY(result.cubin.compare(0, 4, "\x7f" "ELF") == 0);
+        QVERIFY(result.cubin.compare(0, 4,
+                                     "\x7f"
+                                     "ELF") == 0);
         QCOMPARE(result.resources.size(), size_t(1));
         QCOMPARE(result.resources[0].function, std::string("h"));
         QCOMPARE(result.resources[0].sharedBytes, 512);
@@ -128,8 +126,7 @@ private Q_SLOTS:
         QVERIFY(!compiler.compile(source, "h.cu", options).fromCache);
     }
 
-    void templatesThroughNameExpressions()
-    {
+    void templatesThroughNameExpressions() {
         if (!dice::NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");
         dice::NvrtcCompiler compiler;

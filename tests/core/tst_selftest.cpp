@@ -10,8 +10,7 @@
 class TestSelfTest : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void cpuChecksPass()
-    {
+    void cpuChecksPass() {
         dice::SelfTestOptions options;
         options.includeGpu = false;
         const auto results = dice::runSelfTest(options);
@@ -20,16 +19,14 @@ private Q_SLOTS:
             if (r.group != "cpu")
                 continue;
             ++cpu;
-            QVERIFY2(r.status == dice::CheckStatus::Passed,
-                     (r.name + ": " + r.message).c_str());
+            QVERIFY2(r.status == dice::CheckStatus::Passed, (r.name + ": " + r.message).c_str());
         }
         QCOMPARE(cpu, 3);
     }
 
     // On a machine without a GPU the GPU checks are skipped with the driver's reason; on a GPU
     // machine they must pass.
-    void gpuChecksPassOrSkipWithReason()
-    {
+    void gpuChecksPassOrSkipWithReason() {
         const auto results = dice::runSelfTest({});
         const bool driver = dice::cu::Driver::instance().available();
         int gpu = 0;
@@ -38,7 +35,8 @@ private Q_SLOTS:
                 continue;
             ++gpu;
             if (driver) {
-                QVERIFY2(r.status == dice::CheckStatus::Passed, (r.name + ": " + r.message).c_str());
+                QVERIFY2(r.status == dice::CheckStatus::Passed,
+                         (r.name + ": " + r.message).c_str());
             } else {
                 QVERIFY(r.status == dice::CheckStatus::Skipped);
                 QVERIFY2(r.message.find("driver") != std::string::npos, r.message.c_str());
@@ -49,8 +47,7 @@ private Q_SLOTS:
             QSKIP("no GPU here: GPU checks were skipped, as they should be");
     }
 
-    void cliWritesResultFile()
-    {
+    void cliWritesResultFile() {
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("selftest.json"));
         QProcess process;
@@ -68,8 +65,7 @@ private Q_SLOTS:
         QCOMPARE(json["summary"]["failed"].get<int>(), 0);
     }
 
-    void disabledDriverSkipsGpuChecks()
-    {
+    void disabledDriverSkipsGpuChecks() {
         // With the driver switched off, every GPU check is skipped (not failed) and says why.
         QProcess process;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();

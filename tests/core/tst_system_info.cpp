@@ -10,13 +10,13 @@
 class TestSystemInfo : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void collectsTheFacts()
-    {
+    void collectsTheFacts() {
         const dice::SystemInfo info = dice::collectSystemInfo();
         QVERIFY(!info.productVersion.empty());
         QVERIFY(info.cpuCores > 0);
         QVERIFY(info.memoryBytes > 0);
-        QVERIFY(info.libtorchVersion.rfind("1.", 0) == 0 || info.libtorchVersion.rfind("2.", 0) == 0);
+        QVERIFY(info.libtorchVersion.rfind("1.", 0) == 0 ||
+                info.libtorchVersion.rfind("2.", 0) == 0);
         QVERIFY(!info.nvrtcVersion.empty());
         // Without a driver the reason is given; with one there is at least one device.
         if (info.driverAvailable)
@@ -25,8 +25,7 @@ private Q_SLOTS:
             QVERIFY(info.driverStatus.find("driver") != std::string::npos);
     }
 
-    void jsonRoundTrip()
-    {
+    void jsonRoundTrip() {
         dice::SystemInfo info = dice::collectSystemInfo();
         dice::DeviceInfo device;
         device.name = "Test GPU";
@@ -44,8 +43,7 @@ private Q_SLOTS:
         QCOMPARE(back.devices.back().multiprocessors, 132);
     }
 
-    void peakRatesOfAnH200()
-    {
+    void peakRatesOfAnH200() {
         // The H200's published figures: 132 SMs at 1980 MHz boost, HBM3e at 3201 MHz on 6144 bits.
         dice::DeviceInfo h200;
         h200.computeMajor = 9;
@@ -58,14 +56,12 @@ private Q_SLOTS:
         QVERIFY(std::abs(h200.peakTensorFlops() / 1e12 - 1070) < 10);
     }
 
-    void commandLineQuotes()
-    {
+    void commandLineQuotes() {
         QCOMPARE(dice::commandLine({"/x/bin/dice", "selftest", "--output", "a b.json"}),
                  std::string("dice selftest --output 'a b.json'"));
     }
 
-    void cliInfoJson()
-    {
+    void cliInfoJson() {
         QProcess process;
         process.start(QStringLiteral(DICE_BIN_DIR "/dice"), {"info", "--json"});
         QVERIFY(process.waitForFinished(60000));
@@ -79,8 +75,7 @@ private Q_SLOTS:
                  dice::collectSystemInfo().libtorchVersion);
     }
 
-    void cliInfoText()
-    {
+    void cliInfoText() {
         QProcess process;
         process.start(QStringLiteral(DICE_BIN_DIR "/dice"), {"info"});
         QVERIFY(process.waitForFinished(60000));
@@ -92,8 +87,7 @@ private Q_SLOTS:
         QVERIFY(text.contains("GPU"));
     }
 
-    void cliRejectsUnknownOption()
-    {
+    void cliRejectsUnknownOption() {
         QProcess process;
         process.start(QStringLiteral(DICE_BIN_DIR "/dice"), {"info", "--jsn"});
         QVERIFY(process.waitForFinished(60000));

@@ -13,8 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-json validTask()
-{
+json validTask() {
     return json::parse(R"({
         "format": "dice-task/1",
         "name": "scaled_add",
@@ -33,8 +32,7 @@ json validTask()
     })");
 }
 
-std::string errorOf(const json& task)
-{
+std::string errorOf(const json& task) {
     try {
         dice::parseTask(task.dump(), "task.json");
     } catch (const dice::Error& e) {
@@ -48,8 +46,7 @@ std::string errorOf(const json& task)
 class TestTasks : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void builtinSuiteLoads()
-    {
+    void builtinSuiteLoads() {
         const auto suite = dice::loadTaskSuite(std::string(DICE_SOURCE_DIR) + "/resources/tasks");
         for (const auto& p : suite.problems)
             qWarning("%s: %s", p.path.c_str(), p.message.c_str());
@@ -75,8 +72,7 @@ private Q_SLOTS:
         }
     }
 
-    void parsesEveryField()
-    {
+    void parsesEveryField() {
         const dice::Task task = dice::parseTask(validTask().dump(), "t.json");
         QCOMPARE(task.name, std::string("scaled_add"));
         QCOMPARE(task.title, std::string("scaled_add"));
@@ -91,8 +87,7 @@ private Q_SLOTS:
         QCOMPARE(task.seed, std::uint64_t(42));
     }
 
-    void roundTripsThroughJson()
-    {
+    void roundTripsThroughJson() {
         const dice::Task task = dice::parseTask(validTask().dump(), "t.json");
         const dice::Task back = dice::parseTask(dice::taskToJson(task), "t2.json");
         QCOMPARE(back.name, task.name);
@@ -102,15 +97,19 @@ private Q_SLOTS:
         QCOMPARE(back.tolerance(dice::DType::Float32).rtol, 1e-5);
     }
 
-    void rejectsBadFilesWithClearMessages_data()
-    {
+    void rejectsBadFilesWithClearMessages_data() {
         QTest::addColumn<QString>("mutation");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("not json") << "<<not json>>" << "task.json: not valid JSON";
-        QTest::newRow("format") << R"({"format": "dice-task/9"})" << "format: unsupported";
-        QTest::newRow("name") << R"({"name": "9 lives"})" << "name: \"9 lives\" is not a valid";
-        QTest::newRow("level") << R"({"level": 4})" << "level: must be 1, 2 or 3";
-        QTest::newRow("no inputs") << R"({"inputs": []})" << "inputs: must be a non-empty list";
+        QTest::newRow("not json") << "<<not json>>"
+                                  << "task.json: not valid JSON";
+        QTest::newRow("format") << R"({"format": "dice-task/9"})"
+                                << "format: unsupported";
+        QTest::newRow("name") << R"({"name": "9 lives"})"
+                              << "name: \"9 lives\" is not a valid";
+        QTest::newRow("level") << R"({"level": 4})"
+                               << "level: must be 1, 2 or 3";
+        QTest::newRow("no inputs") << R"({"inputs": []})"
+                                   << "inputs: must be a non-empty list";
         QTest::newRow("dtype") << R"({"inputs": [{"name": "x", "dtype": "float8", "shape": [1]}]})"
                                << "inputs[0].dtype: unknown dtype \"float8\"";
         QTest::newRow("shape var") << R"({"inputs": [{"name": "x", "shape": ["Q"]}]})"
@@ -119,10 +118,12 @@ private Q_SLOTS:
                                   << "inputs[0].shape[0]: negative size";
         QTest::newRow("fraction") << R"({"inputs": [{"name": "x", "shape": ["B / 3"]}]})"
                                   << "not a size";
-        QTest::newRow("init") << R"({"inputs": [{"name": "x", "shape": [1], "init": {"kind": "zeros"}}]})"
-                              << "inputs[0].init.kind: unknown kind \"zeros\"";
-        QTest::newRow("reference") << R"({"reference": "def forward(x): return x"})"
-                                   << "reference: must define a TorchScript function named reference";
+        QTest::newRow("init")
+            << R"({"inputs": [{"name": "x", "shape": [1], "init": {"kind": "zeros"}}]})"
+            << "inputs[0].init.kind: unknown kind \"zeros\"";
+        QTest::newRow("reference")
+            << R"({"reference": "def forward(x): return x"})"
+            << "reference: must define a TorchScript function named reference";
         QTest::newRow("no small") << R"({"presets": {"small": null, "bench": {"B": 1, "D": 1}}})"
                                   << "needs a \"small\" preset";
         QTest::newRow("preset value") << R"({"presets": {"small": {"B": "four", "D": 1}}})"
@@ -134,8 +135,7 @@ private Q_SLOTS:
             << "must be a file name beside the task file";
     }
 
-    void rejectsBadFilesWithClearMessages()
-    {
+    void rejectsBadFilesWithClearMessages() {
         QFETCH(QString, mutation);
         QFETCH(QString, expected);
         std::string message;
@@ -154,8 +154,7 @@ private Q_SLOTS:
         QVERIFY2(message.find(expected.toStdString()) != std::string::npos, message.c_str());
     }
 
-    void mutatedFilesNeverCrash()
-    {
+    void mutatedFilesNeverCrash() {
         const std::string text = validTask().dump();
         std::mt19937 rng(1234);
         int rejected = 0;
@@ -186,8 +185,7 @@ private Q_SLOTS:
         QVERIFY(rejected > 1000);
     }
 
-    void missingFolderIsAProblemNotACrash()
-    {
+    void missingFolderIsAProblemNotACrash() {
         const auto suite = dice::loadTaskSuite("/nonexistent/folder/for/dice");
         QVERIFY(suite.tasks.empty());
         QCOMPARE(suite.problems.size(), size_t(1));

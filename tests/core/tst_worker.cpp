@@ -13,23 +13,24 @@ using nlohmann::json;
 class TestWorker : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void protocolRejectsBadRequests_data()
-    {
+    void protocolRejectsBadRequests_data() {
         QTest::addColumn<QString>("line");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("not json") << "hello" << "not valid JSON";
-        QTest::newRow("array") << "[1]" << "not a JSON object";
+        QTest::newRow("not json") << "hello"
+                                  << "not valid JSON";
+        QTest::newRow("array") << "[1]"
+                               << "not a JSON object";
         QTest::newRow("protocol") << R"({"protocol":"x","version":1,"id":1,"type":"hello"})"
                                   << "does not name the protocol";
         QTest::newRow("version") << R"({"protocol":"dice-evald","version":2,"id":1,"type":"hello"})"
                                  << "version 2, this program speaks version 1";
         QTest::newRow("id") << R"({"protocol":"dice-evald","version":1,"id":"a","type":"hello"})"
                             << "no integer \"id\"";
-        QTest::newRow("type") << R"({"protocol":"dice-evald","version":1,"id":1})" << "no \"type\"";
+        QTest::newRow("type") << R"({"protocol":"dice-evald","version":1,"id":1})"
+                              << "no \"type\"";
     }
 
-    void protocolRejectsBadRequests()
-    {
+    void protocolRejectsBadRequests() {
         QFETCH(QString, line);
         QFETCH(QString, expected);
         try {
@@ -41,8 +42,7 @@ private Q_SLOTS:
         }
     }
 
-    void serviceAnswersInProcess()
-    {
+    void serviceAnswersInProcess() {
         dice::WorkerService service;
         std::vector<json> out;
         const auto send = [&](const json& m) { out.push_back(m); };
@@ -59,8 +59,7 @@ private Q_SLOTS:
         QVERIFY(!service.handleLine(dice::protocol::makeRequest(7, "shutdown").dump(), send));
     }
 
-    void processAnswersHelloAndDeviceInfo()
-    {
+    void processAnswersHelloAndDeviceInfo() {
         dice::WorkerProcess worker(DICE_BIN_DIR "/dice-evald");
         const auto hello = worker.call("hello", json::object(), 30000);
         QCOMPARE(dice::toString(hello.status), std::string("ok"));
@@ -76,8 +75,7 @@ private Q_SLOTS:
         QVERIFY(!worker.running());
     }
 
-    void crashedWorkerIsRestarted()
-    {
+    void crashedWorkerIsRestarted() {
         dice::WorkerProcess worker(DICE_BIN_DIR "/dice-evald");
         QCOMPARE(dice::toString(worker.call("hello", json::object(), 30000).status),
                  std::string("ok"));
@@ -93,8 +91,7 @@ private Q_SLOTS:
         QCOMPARE(worker.starts(), 2);
     }
 
-    void hungWorkerTimesOut()
-    {
+    void hungWorkerTimesOut() {
         dice::WorkerProcess worker(DICE_BIN_DIR "/dice-evald");
         QCOMPARE(dice::toString(worker.call("hello", json::object(), 30000).status),
                  std::string("ok"));
@@ -109,8 +106,7 @@ private Q_SLOTS:
                  std::string("ok"));
     }
 
-    void missingExecutableIsReported()
-    {
+    void missingExecutableIsReported() {
         dice::WorkerProcess worker("/nonexistent/dice-evald");
         const auto reply = worker.call("hello", json::object(), 5000);
         QVERIFY(reply.status == dice::WorkerReply::Status::Crashed);

@@ -14,8 +14,7 @@
 class TestLanguage : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void switchingToJapaneseChangesVisibleStrings()
-    {
+    void switchingToJapaneseChangesVisibleStrings() {
         dice::WorkbenchState state;
         dice::Language language;
         dice::MainWindow window(&state, &language);
@@ -38,16 +37,14 @@ private Q_SLOTS:
         QVERIFY(!language.apply("xx"));
     }
 
-    void localeChoosesALanguage()
-    {
+    void localeChoosesALanguage() {
         QCOMPARE(dice::Language::fromLocale("ja_JP.UTF-8"), QStringLiteral("ja"));
         QCOMPARE(dice::Language::fromLocale("de_DE"), QStringLiteral("en"));
         QCOMPARE(dice::Language::fromLocale("C"), QStringLiteral("en"));
     }
 
     // Every string of the program has a finished Japanese translation.
-    void japaneseTranslationIsComplete()
-    {
+    void japaneseTranslationIsComplete() {
         QFile file(DICE_SOURCE_DIR "/translations/dice_ja.ts");
         QVERIFY(file.open(QIODevice::ReadOnly));
         QXmlStreamReader xml(&file);

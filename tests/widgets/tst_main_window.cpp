@@ -19,15 +19,13 @@
 class TestMainWindow : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void initTestCase()
-    {
+    void initTestCase() {
         QCoreApplication::setOrganizationName("dice-workbench-tests");
         QCoreApplication::setApplicationName("tst_main_window");
         QSettings().clear();
     }
 
-    void opensWithTheFourAreas()
-    {
+    void opensWithTheFourAreas() {
         dice::WorkbenchState state;
         dice::Language language;
         dice::MainWindow window(&state, &language);
@@ -49,8 +47,7 @@ private Q_SLOTS:
         QCOMPARE(menus, (QStringList{"&File", "&View", "&Language", "&Help"}));
     }
 
-    void statusBarSaysWhatTheMachineOffers()
-    {
+    void statusBarSaysWhatTheMachineOffers() {
         dice::WorkbenchState state;
         dice::Language language;
         dice::MainWindow window(&state, &language);
@@ -72,8 +69,7 @@ private Q_SLOTS:
         QVERIFY(!window.generateArea()->generateEnabled());
     }
 
-    void settingsSurviveARestart()
-    {
+    void settingsSurviveARestart() {
         {
             dice::WorkbenchState state;
             dice::Language language;
@@ -95,8 +91,7 @@ private Q_SLOTS:
         QCOMPARE(window.size(), QSize(1111, 777));
     }
 
-    void badTaskFolderIsReportedNotFatal()
-    {
+    void badTaskFolderIsReportedNotFatal() {
         dice::WorkbenchState state;
         dice::Language language;
         dice::MainWindow window(&state, &language);

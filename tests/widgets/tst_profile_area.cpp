@@ -12,8 +12,7 @@
 class TestProfileArea : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void errorAtLineGetsItsMarkerAndJump()
-    {
+    void errorAtLineGetsItsMarkerAndJump() {
         if (!dice::NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");
         dice::WorkbenchState state;
@@ -42,8 +41,7 @@ private Q_SLOTS:
         QCOMPARE(index, 15);
     }
 
-    void newerRequestSupersedesOlder()
-    {
+    void newerRequestSupersedesOlder() {
         if (!dice::NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");
         dice::CompileService service;
@@ -51,8 +49,8 @@ private Q_SLOTS:
         dice::CompileOptions options;
         options.architecture = "sm_90";
         const int first = service.compile("extern \"C\" __global__ void a() {}", "a.cu", options);
-        const int second =
-            service.compile("extern \"C\" __global__ void b(int* x) { x[0] = 1; }", "b.cu", options);
+        const int second = service.compile("extern \"C\" __global__ void b(int* x) { x[0] = 1; }",
+                                           "b.cu", options);
         QVERIFY(second > first);
         QTRY_VERIFY_WITH_TIMEOUT(!service.busy(), 60000);
         QCOMPARE(finished.count(), 1);

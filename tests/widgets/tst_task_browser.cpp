@@ -11,18 +11,17 @@
 class TestTaskBrowser : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void modelIsConsistent()
-    {
+    void modelIsConsistent() {
         dice::TaskModel model;
-        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         model.setTasks(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks").tasks);
         QCOMPARE(model.rowCount(), 3);
         model.setTasks({});
         QCOMPARE(model.rowCount(model.index(0, 0)), 0);
     }
 
-    void listsTheBuiltinTasksByLevel()
-    {
+    void listsTheBuiltinTasksByLevel() {
         dice::WorkbenchState state;
         dice::TaskBrowser browser(&state);
         const auto suite = dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
@@ -34,15 +33,15 @@ private Q_SLOTS:
             for (int row = 0; row < model->rowCount(parent); ++row) {
                 const QModelIndex index = model->index(row, 0, parent);
                 QCOMPARE(index.data(dice::TaskModel::LevelRole).toInt(), level + 1);
-                QVERIFY(suite.find(index.data(dice::TaskModel::TaskNameRole).toString().toStdString()));
+                QVERIFY(
+                    suite.find(index.data(dice::TaskModel::TaskNameRole).toString().toStdString()));
                 ++listed;
             }
         }
         QCOMPARE(listed, static_cast<int>(suite.tasks.size()));
     }
 
-    void selectingATaskShowsItsDescriptionAndReference()
-    {
+    void selectingATaskShowsItsDescriptionAndReference() {
         dice::WorkbenchState state;
         dice::TaskBrowser browser(&state);
         state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
@@ -64,8 +63,7 @@ private Q_SLOTS:
         QCOMPARE(state.currentTask()->name, std::string("layer_norm"));
     }
 
-    void clickingARowSelectsIt()
-    {
+    void clickingARowSelectsIt() {
         dice::WorkbenchState state;
         dice::TaskBrowser browser(&state);
         state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));

@@ -16,8 +16,7 @@ class CudaLexer : public QsciLexerCPP {
 public:
     using QsciLexerCPP::QsciLexerCPP;
     const char* language() const override { return "CUDA"; }
-    const char* keywords(int set) const override
-    {
+    const char* keywords(int set) const override {
         if (set == 2)
             return "__global__ __device__ __host__ __shared__ __constant__ __restrict__ "
                    "__forceinline__ __noinline__ __launch_bounds__ __syncthreads __syncwarp "
@@ -30,8 +29,8 @@ public:
 
 } // namespace
 
-CodeEditor::CodeEditor(QWidget* parent) : QsciScintilla(parent)
-{
+CodeEditor::CodeEditor(QWidget* parent)
+    : QsciScintilla(parent) {
     setUtf8(true);
     setMarginLineNumbers(0, true);
     setMarginType(0, QsciScintilla::NumberMargin);
@@ -67,8 +66,7 @@ CodeEditor::CodeEditor(QWidget* parent) : QsciScintilla(parent)
     updateMarginWidth();
 }
 
-void CodeEditor::setLanguage(Language language)
-{
+void CodeEditor::setLanguage(Language language) {
     m_language = language;
     const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     QsciLexer* lexer = nullptr;
@@ -97,13 +95,11 @@ void CodeEditor::setLanguage(Language language)
     updateMarginWidth();
 }
 
-void CodeEditor::updateMarginWidth()
-{
+void CodeEditor::updateMarginWidth() {
     setMarginWidth(0, QString(" %1 ").arg(qMax(lines(), 100)));
 }
 
-void CodeEditor::clearDiagnostics()
-{
+void CodeEditor::clearDiagnostics() {
     markerDeleteAll(m_errorMarker);
     markerDeleteAll(m_warningMarker);
     const int lastLine = qMax(0, lines() - 1);
@@ -113,15 +109,15 @@ void CodeEditor::clearDiagnostics()
     m_diagnostics = 0;
 }
 
-void CodeEditor::addDiagnostic(int line, int column, bool isError, const QString& message)
-{
+void CodeEditor::addDiagnostic(int line, int column, bool isError, const QString& message) {
     Q_UNUSED(message);
     if (line < 1 || line > lines())
         return;
     const int l = line - 1;
     markerAdd(l, isError ? m_errorMarker : m_warningMarker);
     const QString content = text(l);
-    int start = column > 0 ? column - 1 : static_cast<int>(content.indexOf(QRegularExpression("\\S")));
+    int start =
+        column > 0 ? column - 1 : static_cast<int>(content.indexOf(QRegularExpression("\\S")));
     if (start < 0)
         start = 0;
     // Underline the token at the column, or the whole line when no column is known.
@@ -141,16 +137,14 @@ void CodeEditor::addDiagnostic(int line, int column, bool isError, const QString
     ++m_diagnostics;
 }
 
-bool CodeEditor::hasErrorIndicatorOnLine(int line) const
-{
+bool CodeEditor::hasErrorIndicatorOnLine(int line) const {
     if (line < 1 || line > lines())
         return false;
     const unsigned mask = markersAtLine(line - 1);
     return (mask & (1u << m_errorMarker)) != 0;
 }
 
-void CodeEditor::goToLine(int line, int column)
-{
+void CodeEditor::goToLine(int line, int column) {
     const int l = qBound(0, line - 1, qMax(0, lines() - 1));
     setCursorPosition(l, qMax(0, column - 1));
     ensureLineVisible(l);

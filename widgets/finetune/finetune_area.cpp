@@ -17,16 +17,14 @@ namespace dice {
 
 namespace {
 
-QSpinBox* spin(QWidget* parent, int low, int high, int value)
-{
+QSpinBox* spin(QWidget* parent, int low, int high, int value) {
     auto* box = new QSpinBox(parent);
     box->setRange(low, high);
     box->setValue(value);
     return box;
 }
 
-QDoubleSpinBox* real(QWidget* parent, double low, double high, double value, int decimals)
-{
+QDoubleSpinBox* real(QWidget* parent, double low, double high, double value, int decimals) {
     auto* box = new QDoubleSpinBox(parent);
     box->setDecimals(decimals);
     box->setRange(low, high);
@@ -37,8 +35,9 @@ QDoubleSpinBox* real(QWidget* parent, double low, double high, double value, int
 
 } // namespace
 
-FinetuneArea::FinetuneArea(WorkbenchState* state, QWidget* parent) : QWidget(parent), m_state(state)
-{
+FinetuneArea::FinetuneArea(WorkbenchState* state, QWidget* parent)
+    : QWidget(parent)
+    , m_state(state) {
     // Defaults are the paper's BiC-RL settings (20 infilling steps, 100 end-to-end steps, 64 tasks
     // by 16 rollouts, dynamic decoding at 0.9, AdamW 1e-6, clip 0.2, KL 0.01).
     m_phases = new QGroupBox(this);
@@ -88,22 +87,24 @@ FinetuneArea::FinetuneArea(WorkbenchState* state, QWidget* parent) : QWidget(par
     retranslate();
 }
 
-void FinetuneArea::changeEvent(QEvent* event)
-{
+void FinetuneArea::changeEvent(QEvent* event) {
     if (event->type() == QEvent::LanguageChange)
         retranslate();
     QWidget::changeEvent(event);
 }
 
-void FinetuneArea::retranslate()
-{
+void FinetuneArea::retranslate() {
     m_phases->setTitle(tr("Phases"));
     m_rollouts->setTitle(tr("Rollouts"));
     m_optimiser->setTitle(tr("Policy update"));
-    const QStringList labels = {tr("Kernel-infilling steps"), tr("End-to-end steps"),
-                                tr("Tasks per step"),         tr("Responses per task"),
-                                tr("Dynamic threshold"),      tr("Learning rate"),
-                                tr("PPO clip"),               tr("KL weight")};
+    const QStringList labels = {tr("Kernel-infilling steps"),
+                                tr("End-to-end steps"),
+                                tr("Tasks per step"),
+                                tr("Responses per task"),
+                                tr("Dynamic threshold"),
+                                tr("Learning rate"),
+                                tr("PPO clip"),
+                                tr("KL weight")};
     for (int i = 0; i < labels.size() && i < m_labels.size(); ++i)
         m_labels[i]->setText(labels[i]);
     m_schedule->setText(tr("Data schedule: single operators (level 1), then fusions (level 2), "

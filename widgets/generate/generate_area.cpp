@@ -18,8 +18,9 @@
 
 namespace dice {
 
-GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent) : QWidget(parent), m_state(state)
-{
+GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
+    : QWidget(parent)
+    , m_state(state) {
     m_sourceBox = new QGroupBox(this);
     m_fromTask = new QRadioButton(m_sourceBox);
     m_freePrompt = new QRadioButton(m_sourceBox);
@@ -101,23 +102,25 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent) : QWidget(par
     updatePrompt();
 }
 
-void GenerateArea::changeEvent(QEvent* event)
-{
+void GenerateArea::changeEvent(QEvent* event) {
     if (event->type() == QEvent::LanguageChange)
         retranslate();
     QWidget::changeEvent(event);
 }
 
-void GenerateArea::retranslate()
-{
+void GenerateArea::retranslate() {
     m_sourceBox->setTitle(tr("What to generate"));
     m_fromTask->setText(tr("Current task"));
     m_freePrompt->setText(tr("Free prompt"));
     m_decodingBox->setTitle(tr("Decoding"));
-    const QStringList labels = {tr("Block length"),    tr("Denoising steps per block"),
-                                tr("Remasking strategy"), tr("Confidence threshold"),
-                                tr("Temperature"),     tr("Top-k (0: off)"),
-                                tr("Top-p"),           tr("Maximum new tokens"),
+    const QStringList labels = {tr("Block length"),
+                                tr("Denoising steps per block"),
+                                tr("Remasking strategy"),
+                                tr("Confidence threshold"),
+                                tr("Temperature"),
+                                tr("Top-k (0: off)"),
+                                tr("Top-p"),
+                                tr("Maximum new tokens"),
                                 tr("Seed")};
     for (int i = 0; i < labels.size() && i < m_labels.size(); ++i)
         m_labels[i]->setText(labels[i]);
@@ -132,8 +135,7 @@ void GenerateArea::retranslate()
     updateAvailability();
 }
 
-void GenerateArea::updatePrompt()
-{
+void GenerateArea::updatePrompt() {
     const bool fromTask = m_fromTask->isChecked();
     m_prompt->setReadOnly(fromTask);
     if (!fromTask) {
@@ -151,21 +153,18 @@ void GenerateArea::updatePrompt()
         task->pytorchModule.empty() ? task->reference : task->pytorchModule));
 }
 
-void GenerateArea::updateAvailability()
-{
+void GenerateArea::updateAvailability() {
     const bool loaded = m_state->modelLoaded();
     m_generate->setEnabled(loaded);
     m_status->setText(loaded ? tr("Model: %1").arg(m_state->modelName())
                              : tr("No model is loaded, so nothing can be generated yet."));
 }
 
-QString GenerateArea::promptText() const
-{
+QString GenerateArea::promptText() const {
     return m_prompt->toPlainText();
 }
 
-bool GenerateArea::generateEnabled() const
-{
+bool GenerateArea::generateEnabled() const {
     return m_generate->isEnabled();
 }
 

@@ -12,8 +12,9 @@
 
 namespace dice {
 
-InfillArea::InfillArea(WorkbenchState* state, QWidget* parent) : QWidget(parent), m_state(state)
-{
+InfillArea::InfillArea(WorkbenchState* state, QWidget* parent)
+    : QWidget(parent)
+    , m_state(state) {
     m_editor = new CodeEditor(this);
     m_editor->setLanguage(CodeEditor::Language::Python);
     m_fill = new QPushButton(this);
@@ -31,15 +32,13 @@ InfillArea::InfillArea(WorkbenchState* state, QWidget* parent) : QWidget(parent)
     loadTaskSkeleton();
 }
 
-void InfillArea::changeEvent(QEvent* event)
-{
+void InfillArea::changeEvent(QEvent* event) {
     if (event->type() == QEvent::LanguageChange)
         retranslate();
     QWidget::changeEvent(event);
 }
 
-void InfillArea::retranslate()
-{
+void InfillArea::retranslate() {
     m_fill->setText(tr("Fill all holes"));
     m_fill->setEnabled(m_state->modelLoaded());
     m_status->setText(m_state->modelLoaded()
@@ -48,8 +47,7 @@ void InfillArea::retranslate()
                                "shows the current task's PyTorch module."));
 }
 
-void InfillArea::loadTaskSkeleton()
-{
+void InfillArea::loadTaskSkeleton() {
     const Task* task = m_state->currentTask();
     m_editor->setText(task ? QString::fromStdString(task->pytorchModule) : QString());
 }

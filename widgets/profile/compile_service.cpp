@@ -10,15 +10,13 @@
 namespace dice {
 
 CompileService::CompileService(QObject* parent)
-    : QObject(parent), m_compiler(std::make_shared<NvrtcCompiler>())
-{
-}
+    : QObject(parent)
+    , m_compiler(std::make_shared<NvrtcCompiler>()) {}
 
 CompileService::~CompileService() = default;
 
 int CompileService::compile(const QString& source, const QString& fileName,
-                            const CompileOptions& options)
-{
+                            const CompileOptions& options) {
     const int id = ++m_latest;
     ++m_pending;
     Q_EMIT started(id);

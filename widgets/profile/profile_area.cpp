@@ -41,8 +41,9 @@ constexpr int kColumnRole = Qt::UserRole + 2;
 } // namespace
 
 ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
-    : QWidget(parent), m_state(state), m_service(new CompileService(this))
-{
+    : QWidget(parent)
+    , m_state(state)
+    , m_service(new CompileService(this)) {
     m_editor = new CodeEditor(this);
     m_editor->setLanguage(CodeEditor::Language::Cuda);
 
@@ -116,15 +117,13 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     retranslate();
 }
 
-void ProfileArea::changeEvent(QEvent* event)
-{
+void ProfileArea::changeEvent(QEvent* event) {
     if (event->type() == QEvent::LanguageChange)
         retranslate();
     QWidget::changeEvent(event);
 }
 
-void ProfileArea::retranslate()
-{
+void ProfileArea::retranslate() {
     m_archLabel->setText(tr("Target:"));
     m_autoCompile->setText(tr("Compile after edits"));
     m_compile->setText(tr("Compile"));
@@ -145,13 +144,11 @@ void ProfileArea::retranslate()
         m_status->setText(tr("This build has no NVRTC: kernels cannot be compiled"));
 }
 
-void ProfileArea::setSource(const QString& source)
-{
+void ProfileArea::setSource(const QString& source) {
     m_editor->setText(source);
 }
 
-void ProfileArea::compileNow()
-{
+void ProfileArea::compileNow() {
     m_debounce->stop();
     CompileOptions options;
     options.architecture = m_arch->currentText().toStdString();
@@ -159,8 +156,7 @@ void ProfileArea::compileNow()
     m_service->compile(m_editor->text(), QStringLiteral("kernel.cu"), options);
 }
 
-void ProfileArea::showResult(const CompileResult& result)
-{
+void ProfileArea::showResult(const CompileResult& result) {
     m_last = result;
     m_haveResult = true;
     m_editor->clearDiagnostics();
@@ -182,13 +178,11 @@ void ProfileArea::showResult(const CompileResult& result)
     m_resources->setRowCount(static_cast<int>(result.resources.size()));
     for (int row = 0; row < static_cast<int>(result.resources.size()); ++row) {
         const auto& r = result.resources[static_cast<size_t>(row)];
-        const QStringList cells = {QString::fromStdString(r.function),
-                                   QString::number(r.registers),
-                                   tr("%1 B").arg(r.sharedBytes),
-                                   tr("%1 B").arg(r.stackFrameBytes),
-                                   tr("%1 B").arg(r.spillStoreBytes),
-                                   tr("%1 B").arg(r.spillLoadBytes),
-                                   QString::number(r.barriers)};
+        const QStringList cells = {
+            QString::fromStdString(r.function), QString::number(r.registers),
+            tr("%1 B").arg(r.sharedBytes),      tr("%1 B").arg(r.stackFrameBytes),
+            tr("%1 B").arg(r.spillStoreBytes),  tr("%1 B").arg(r.spillLoadBytes),
+            QString::number(r.barriers)};
         for (int c = 0; c < cells.size(); ++c)
             m_resources->setItem(row, c, new QTableWidgetItem(cells[c]));
     }
@@ -206,8 +200,7 @@ void ProfileArea::showResult(const CompileResult& result)
     Q_EMIT compiled(result);
 }
 
-void ProfileArea::jumpToDiagnostic(QTreeWidgetItem* item)
-{
+void ProfileArea::jumpToDiagnostic(QTreeWidgetItem* item) {
     if (!item)
         return;
     m_editor->goToLine(item->data(0, kLineRole).toInt(), item->data(0, kColumnRole).toInt());

@@ -12,8 +12,8 @@
 
 namespace dice {
 
-AboutDialog::AboutDialog(const WorkbenchState* state, QWidget* parent) : QDialog(parent)
-{
+AboutDialog::AboutDialog(const WorkbenchState* state, QWidget* parent)
+    : QDialog(parent) {
     setWindowTitle(tr("About DICE Workbench"));
     auto* icon = new QLabel(this);
     icon->setPixmap(QIcon(QStringLiteral(":/icons/dice-workbench.svg")).pixmap(64, 64));

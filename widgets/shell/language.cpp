@@ -7,28 +7,25 @@
 
 namespace dice {
 
-Language::Language(QObject* parent) : QObject(parent) {}
+Language::Language(QObject* parent)
+    : QObject(parent) {}
 
-QStringList Language::available()
-{
+QStringList Language::available() {
     return {QStringLiteral("en"), QStringLiteral("ja")};
 }
 
-QString Language::displayName(const QString& code)
-{
+QString Language::displayName(const QString& code) {
     if (code == QLatin1String("ja"))
         return QStringLiteral("日本語");
     return QStringLiteral("English");
 }
 
-QString Language::fromLocale(const QString& localeName)
-{
+QString Language::fromLocale(const QString& localeName) {
     const QString code = localeName.left(2).toLower();
     return available().contains(code) ? code : QStringLiteral("en");
 }
 
-bool Language::apply(const QString& code)
-{
+bool Language::apply(const QString& code) {
     if (!available().contains(code))
         return false;
     if (code == m_current && (code == QLatin1String("en") || m_translator))

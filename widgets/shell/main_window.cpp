@@ -27,8 +27,9 @@
 namespace dice {
 
 MainWindow::MainWindow(WorkbenchState* state, Language* language, QWidget* parent)
-    : QMainWindow(parent), m_state(state), m_language(language)
-{
+    : QMainWindow(parent)
+    , m_state(state)
+    , m_language(language) {
     setObjectName(QStringLiteral("MainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/dice-workbench.svg")));
     m_areas = new QTabWidget(this);
@@ -63,8 +64,7 @@ MainWindow::MainWindow(WorkbenchState* state, Language* language, QWidget* paren
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::createMenus()
-{
+void MainWindow::createMenus() {
     m_fileMenu = menuBar()->addMenu(QString());
     m_openTasks = m_fileMenu->addAction(QString(), this, &MainWindow::openTaskFolder);
     m_fileMenu->addSeparator();
@@ -86,9 +86,9 @@ void MainWindow::createMenus()
     connect(m_languageGroup, &QActionGroup::triggered, this, [this](QAction* action) {
         const QString code = action->data().toString();
         if (!m_language->apply(code))
-            QMessageBox::warning(this, tr("Language"),
-                                 tr("The translation for %1 could not be loaded.")
-                                     .arg(Language::displayName(code)));
+            QMessageBox::warning(
+                this, tr("Language"),
+                tr("The translation for %1 could not be loaded.").arg(Language::displayName(code)));
         QSettings().setValue(QStringLiteral("language"), m_language->current());
     });
     connect(m_language, &Language::changed, this, [this](const QString& code) {
@@ -101,21 +101,20 @@ void MainWindow::createMenus()
     m_aboutQt = m_helpMenu->addAction(QString(), qApp, &QApplication::aboutQt);
 }
 
-void MainWindow::changeEvent(QEvent* event)
-{
+void MainWindow::changeEvent(QEvent* event) {
     if (event->type() == QEvent::LanguageChange)
         retranslate();
     QMainWindow::changeEvent(event);
 }
 
-void MainWindow::retranslate()
-{
+void MainWindow::retranslate() {
     setWindowTitle(tr("DICE Workbench"));
     m_areas->setTabText(GenerateIndex, tr("Generate"));
     m_areas->setTabText(InfillIndex, tr("Infill"));
     m_areas->setTabText(ProfileIndex, tr("Profile"));
     m_areas->setTabText(FinetuneIndex, tr("Fine-tune"));
-    m_areas->setTabToolTip(GenerateIndex, tr("Watch the model sculpt a kernel out of masked tokens"));
+    m_areas->setTabToolTip(GenerateIndex,
+                           tr("Watch the model sculpt a kernel out of masked tokens"));
     m_areas->setTabToolTip(InfillIndex, tr("Let the model fill the holes of a kernel skeleton"));
     m_areas->setTabToolTip(ProfileIndex, tr("Compile, check and time a kernel"));
     m_areas->setTabToolTip(FinetuneIndex, tr("Fine-tune the model with reinforcement learning"));
@@ -132,8 +131,7 @@ void MainWindow::retranslate()
         statusBar()->showMessage(m_taskProblems);
 }
 
-void MainWindow::loadTasks(const QString& directory)
-{
+void MainWindow::loadTasks(const QString& directory) {
     TaskSuite suite = loadTaskSuite(directory.toStdString());
     m_taskProblems.clear();
     if (!suite.problems.empty()) {
@@ -145,21 +143,18 @@ void MainWindow::loadTasks(const QString& directory)
     m_state->setSuite(std::move(suite));
 }
 
-void MainWindow::openTaskFolder()
-{
+void MainWindow::openTaskFolder() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Open task folder"));
     if (!dir.isEmpty())
         loadTasks(dir);
 }
 
-void MainWindow::showAbout()
-{
+void MainWindow::showAbout() {
     AboutDialog dialog(m_state, this);
     dialog.exec();
 }
 
-void MainWindow::restoreSettings()
-{
+void MainWindow::restoreSettings() {
     QSettings settings;
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
         resize(1400, 860);
@@ -167,8 +162,7 @@ void MainWindow::restoreSettings()
     m_areas->setCurrentIndex(settings.value(QStringLiteral("window/area"), GenerateIndex).toInt());
 }
 
-void MainWindow::saveSettings()
-{
+void MainWindow::saveSettings() {
     QSettings settings;
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
     settings.setValue(QStringLiteral("window/state"), saveState());
@@ -177,8 +171,7 @@ void MainWindow::saveSettings()
         settings.setValue(QStringLiteral("task/current"), QString::fromStdString(task->name));
 }
 
-void MainWindow::closeEvent(QCloseEvent* event)
-{
+void MainWindow::closeEvent(QCloseEvent* event) {
     saveSettings();
     event->accept();
 }

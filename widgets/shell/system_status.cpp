@@ -3,19 +3,23 @@
 
 #include "widgets/shell/workbench_state.h"
 
+#include <QCoreApplication>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QCoreApplication>
 #include <QPointer>
 #include <QThreadPool>
 
 namespace dice {
 
 SystemStatus::SystemStatus(WorkbenchState* state, QWidget* parent)
-    : QWidget(parent), m_state(state), m_gpu(new QLabel(this)), m_driver(new QLabel(this)),
-      m_cuda(new QLabel(this)), m_torch(new QLabel(this)), m_model(new QLabel(this))
-{
+    : QWidget(parent)
+    , m_state(state)
+    , m_gpu(new QLabel(this))
+    , m_driver(new QLabel(this))
+    , m_cuda(new QLabel(this))
+    , m_torch(new QLabel(this))
+    , m_model(new QLabel(this)) {
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(14);
@@ -28,8 +32,7 @@ SystemStatus::SystemStatus(WorkbenchState* state, QWidget* parent)
     updateLabels();
 }
 
-void SystemStatus::refresh()
-{
+void SystemStatus::refresh() {
     QPointer<WorkbenchState> state(m_state);
     QThreadPool::globalInstance()->start([state] {
         const SystemInfo info = collectSystemInfo();
@@ -43,15 +46,13 @@ void SystemStatus::refresh()
     });
 }
 
-void SystemStatus::changeEvent(QEvent* event)
-{
+void SystemStatus::changeEvent(QEvent* event) {
     if (event->type() == QEvent::LanguageChange)
         updateLabels();
     QWidget::changeEvent(event);
 }
 
-void SystemStatus::updateLabels()
-{
+void SystemStatus::updateLabels() {
     const auto& info = m_state->systemInfo();
     if (!info) {
         m_gpu->setText(tr("Checking the machine…"));
@@ -65,14 +66,15 @@ void SystemStatus::updateLabels()
                                   .arg(QString::fromStdString(info->driverStatus)));
         } else {
             const auto& d = info->devices.front();
-            m_gpu->setText(tr("GPU: %1 (%2)")
-                               .arg(QString::fromStdString(d.name),
-                                    QString::fromStdString(d.architecture())));
+            m_gpu->setText(
+                tr("GPU: %1 (%2)")
+                    .arg(QString::fromStdString(d.name), QString::fromStdString(d.architecture())));
             m_gpu->setToolTip(tr("%n GPU(s)", nullptr, static_cast<int>(info->devices.size())));
         }
-        m_driver->setText(info->driverAvailable
-                              ? tr("Driver: CUDA %1").arg(QString::fromStdString(info->driverVersion))
-                              : tr("Driver: none"));
+        m_driver->setText(
+            info->driverAvailable
+                ? tr("Driver: CUDA %1").arg(QString::fromStdString(info->driverVersion))
+                : tr("Driver: none"));
         m_cuda->setText(tr("CUDA toolkit: %1 · NVRTC %2")
                             .arg(QString::fromStdString(info->cudaToolkitVersion),
                                  QString::fromStdString(info->nvrtcVersion)));
@@ -87,8 +89,7 @@ void SystemStatus::updateLabels()
                                             : tr("No model loaded"));
 }
 
-QString SystemStatus::summary() const
-{
+QString SystemStatus::summary() const {
     return QStringList{m_gpu->text(), m_driver->text(), m_cuda->text(), m_torch->text(),
                        m_model->text()}
         .join(QStringLiteral(" | "));

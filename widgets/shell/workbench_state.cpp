@@ -3,18 +3,17 @@
 
 namespace dice {
 
-WorkbenchState::WorkbenchState(QObject* parent) : QObject(parent) {}
+WorkbenchState::WorkbenchState(QObject* parent)
+    : QObject(parent) {}
 
-void WorkbenchState::setSuite(TaskSuite suite)
-{
+void WorkbenchState::setSuite(TaskSuite suite) {
     m_suite = std::move(suite);
     m_current.reset();
     Q_EMIT suiteChanged();
     Q_EMIT currentTaskChanged();
 }
 
-void WorkbenchState::setCurrentTask(const QString& name)
-{
+void WorkbenchState::setCurrentTask(const QString& name) {
     const Task* task = m_suite.find(name.toStdString());
     if (!task) {
         if (!m_current)
@@ -28,16 +27,14 @@ void WorkbenchState::setCurrentTask(const QString& name)
     Q_EMIT currentTaskChanged();
 }
 
-void WorkbenchState::setModelName(const QString& name)
-{
+void WorkbenchState::setModelName(const QString& name) {
     if (name == m_modelName)
         return;
     m_modelName = name;
     Q_EMIT modelChanged();
 }
 
-void WorkbenchState::setSystemInfo(const SystemInfo& info)
-{
+void WorkbenchState::setSystemInfo(const SystemInfo& info) {
     m_system = info;
     Q_EMIT systemInfoChanged();
 }

@@ -20,8 +20,7 @@ namespace dice {
 
 namespace {
 
-QString shapeText(const Task& task, const TensorSpec& spec)
-{
+QString shapeText(const Task& task, const TensorSpec& spec) {
     QStringList dims;
     for (const auto& d : spec.shape)
         dims << QString::fromStdString(d.text);
@@ -42,9 +41,10 @@ QString shapeText(const Task& task, const TensorSpec& spec)
 } // namespace
 
 TaskBrowser::TaskBrowser(WorkbenchState* state, QWidget* parent)
-    : QWidget(parent), m_state(state), m_model(new TaskModel(this)),
-      m_proxy(new QSortFilterProxyModel(this))
-{
+    : QWidget(parent)
+    , m_state(state)
+    , m_model(new TaskModel(this))
+    , m_proxy(new QSortFilterProxyModel(this)) {
     m_proxy->setSourceModel(m_model);
     m_proxy->setRecursiveFilteringEnabled(true);
     m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
@@ -113,15 +113,13 @@ TaskBrowser::TaskBrowser(WorkbenchState* state, QWidget* parent)
     showCurrentTask();
 }
 
-void TaskBrowser::changeEvent(QEvent* event)
-{
+void TaskBrowser::changeEvent(QEvent* event) {
     if (event->type() == QEvent::LanguageChange)
         retranslate();
     QWidget::changeEvent(event);
 }
 
-void TaskBrowser::retranslate()
-{
+void TaskBrowser::retranslate() {
     m_filter->setPlaceholderText(tr("Filter tasks"));
     m_tabs->setTabText(0, tr("Description"));
     m_tabs->setTabText(1, tr("Reference"));
@@ -131,8 +129,7 @@ void TaskBrowser::retranslate()
     showCurrentTask();
 }
 
-bool TaskBrowser::selectTask(const QString& name)
-{
+bool TaskBrowser::selectTask(const QString& name) {
     for (int level = 0; level < m_model->rowCount(); ++level) {
         const QModelIndex parent = m_model->index(level, 0);
         for (int row = 0; row < m_model->rowCount(parent); ++row) {
@@ -146,16 +143,14 @@ bool TaskBrowser::selectTask(const QString& name)
     return false;
 }
 
-void TaskBrowser::onSelectionChanged()
-{
+void TaskBrowser::onSelectionChanged() {
     const QModelIndex index = m_proxy->mapToSource(m_view->currentIndex());
     const QString name = index.data(TaskModel::TaskNameRole).toString();
     if (!name.isEmpty())
         m_state->setCurrentTask(name);
 }
 
-void TaskBrowser::showCurrentTask()
-{
+void TaskBrowser::showCurrentTask() {
     const Task* task = m_state->currentTask();
     if (!task) {
         m_heading->setText(tr("<i>Select a task to see its description and reference.</i>"));
@@ -167,8 +162,8 @@ void TaskBrowser::showCurrentTask()
     m_heading->setText(QStringLiteral("<b>%1</b> · %2")
                            .arg(QString::fromStdString(task->title).toHtmlEscaped(),
                                 TaskModel::levelName(task->level).toHtmlEscaped()));
-    QString html = QStringLiteral("<p>%1</p>")
-                       .arg(QString::fromStdString(task->description).toHtmlEscaped());
+    QString html =
+        QStringLiteral("<p>%1</p>").arg(QString::fromStdString(task->description).toHtmlEscaped());
     html += QStringLiteral("<p><b>%1</b></p><ul>").arg(tr("Inputs").toHtmlEscaped());
     for (const auto& spec : task->inputs)
         html += QStringLiteral("<li><tt>%1</tt></li>").arg(shapeText(*task, spec).toHtmlEscaped());
@@ -176,8 +171,8 @@ void TaskBrowser::showCurrentTask()
     if (!task->parameters.empty()) {
         html += QStringLiteral("<p><b>%1</b></p><ul>").arg(tr("Parameters").toHtmlEscaped());
         for (const auto& spec : task->parameters)
-            html += QStringLiteral("<li><tt>%1</tt></li>")
-                        .arg(shapeText(*task, spec).toHtmlEscaped());
+            html +=
+                QStringLiteral("<li><tt>%1</tt></li>").arg(shapeText(*task, spec).toHtmlEscaped());
         html += QStringLiteral("</ul>");
     }
     const Tolerance fp32 = task->tolerance(DType::Float32);
@@ -191,13 +186,11 @@ void TaskBrowser::showCurrentTask()
     m_module->setText(QString::fromStdString(task->pytorchModule));
 }
 
-QString TaskBrowser::detailsText() const
-{
+QString TaskBrowser::detailsText() const {
     return m_heading->text() + "\n" + m_details->toPlainText();
 }
 
-QString TaskBrowser::referenceText() const
-{
+QString TaskBrowser::referenceText() const {
     return m_reference->text();
 }
 

@@ -8,10 +8,10 @@ namespace {
 constexpr quintptr kLevelRow = 0;
 } // namespace
 
-TaskModel::TaskModel(QObject* parent) : QAbstractItemModel(parent) {}
+TaskModel::TaskModel(QObject* parent)
+    : QAbstractItemModel(parent) {}
 
-void TaskModel::setTasks(const std::vector<Task>& tasks)
-{
+void TaskModel::setTasks(const std::vector<Task>& tasks) {
     beginResetModel();
     for (auto& level : m_levels)
         level.clear();
@@ -25,8 +25,7 @@ void TaskModel::setTasks(const std::vector<Task>& tasks)
     endResetModel();
 }
 
-QString TaskModel::levelName(int level)
-{
+QString TaskModel::levelName(int level) {
     switch (level) {
     case 1:
         return tr("Level 1: single operators");
@@ -38,8 +37,7 @@ QString TaskModel::levelName(int level)
     return {};
 }
 
-QModelIndex TaskModel::index(int row, int column, const QModelIndex& parent) const
-{
+QModelIndex TaskModel::index(int row, int column, const QModelIndex& parent) const {
     if (column < 0 || column >= ColumnCount || row < 0)
         return {};
     if (!parent.isValid())
@@ -52,15 +50,13 @@ QModelIndex TaskModel::index(int row, int column, const QModelIndex& parent) con
     return createIndex(row, column, static_cast<quintptr>(level + 1));
 }
 
-QModelIndex TaskModel::parent(const QModelIndex& child) const
-{
+QModelIndex TaskModel::parent(const QModelIndex& child) const {
     if (!child.isValid() || child.internalId() == kLevelRow)
         return {};
     return createIndex(static_cast<int>(child.internalId()) - 1, 0, kLevelRow);
 }
 
-int TaskModel::rowCount(const QModelIndex& parent) const
-{
+int TaskModel::rowCount(const QModelIndex& parent) const {
     if (!parent.isValid())
         return 3;
     if (parent.internalId() != kLevelRow || parent.column() != 0)
@@ -68,13 +64,11 @@ int TaskModel::rowCount(const QModelIndex& parent) const
     return static_cast<int>(m_levels[parent.row()].size());
 }
 
-int TaskModel::columnCount(const QModelIndex&) const
-{
+int TaskModel::columnCount(const QModelIndex&) const {
     return ColumnCount;
 }
 
-QVariant TaskModel::data(const QModelIndex& index, int role) const
-{
+QVariant TaskModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid())
         return {};
     if (index.internalId() == kLevelRow) {
@@ -82,7 +76,9 @@ QVariant TaskModel::data(const QModelIndex& index, int role) const
         if (role == LevelRole)
             return level;
         if (role == Qt::DisplayRole && index.column() == NameColumn)
-            return QStringLiteral("%1 (%2)").arg(levelName(level)).arg(m_levels[index.row()].size());
+            return QStringLiteral("%1 (%2)")
+                .arg(levelName(level))
+                .arg(m_levels[index.row()].size());
         return {};
     }
     const int level = static_cast<int>(index.internalId());
@@ -105,8 +101,7 @@ QVariant TaskModel::data(const QModelIndex& index, int role) const
     }
 }
 
-QVariant TaskModel::headerData(int section, Qt::Orientation orientation, int role) const
-{
+QVariant TaskModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
