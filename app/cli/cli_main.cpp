@@ -24,6 +24,7 @@ const std::vector<Command>& commands() {
          dice::cli::commandSelftest},
         {"tasks", "list the built-in tasks or show one (--dir DIR, --json)",
          dice::cli::commandTasks},
+        {"bench", "benchmarks: model (dice bench model --help)", dice::cli::commandBench},
     };
     return list;
 }

@@ -15,5 +15,6 @@ struct Invocation {
 int commandInfo(const Invocation& in);
 int commandSelftest(const Invocation& in);
 int commandTasks(const Invocation& in);
+int commandBench(const Invocation& in);
 
 } // namespace dice::cli

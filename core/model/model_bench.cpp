@@ -23,8 +23,7 @@ namespace dice {
 
 namespace {
 
-double median(std::vector<double> values)
-{
+double median(std::vector<double> values) {
     if (values.empty())
         return 0;
     std::sort(values.begin(), values.end());
@@ -32,8 +31,7 @@ double median(std::vector<double> values)
     return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
-void synchronize(const ModelBenchOptions& o)
-{
+void synchronize(const ModelBenchOptions& o) {
 #if DICE_TORCH_CUDA
     if (o.device == ModelDevice::Cuda)
         c10::cuda::device_synchronize();
@@ -42,8 +40,7 @@ void synchronize(const ModelBenchOptions& o)
 #endif
 }
 
-void resetPeakMemory(const ModelBenchOptions& o)
-{
+void resetPeakMemory(const ModelBenchOptions& o) {
 #if DICE_TORCH_CUDA
     if (o.device == ModelDevice::Cuda) {
         c10::cuda::CUDACachingAllocator::emptyCache();
@@ -54,8 +51,7 @@ void resetPeakMemory(const ModelBenchOptions& o)
 #endif
 }
 
-std::int64_t peakMemory(const ModelBenchOptions& o)
-{
+std::int64_t peakMemory(const ModelBenchOptions& o) {
 #if DICE_TORCH_CUDA
     if (o.device == ModelDevice::Cuda) {
         const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
@@ -70,8 +66,7 @@ std::int64_t peakMemory(const ModelBenchOptions& o)
 
 // Milliseconds of one call, measured the way decoding uses it: the pass and the wait for it.
 template <typename F>
-double timeCall(const ModelBenchOptions& o, F&& call)
-{
+double timeCall(const ModelBenchOptions& o, F&& call) {
 #if DICE_TORCH_CUDA
     if (o.device == ModelDevice::Cuda) {
         at::cuda::CUDAEvent begin(0), end(0);
@@ -88,38 +83,34 @@ double timeCall(const ModelBenchOptions& o, F&& call)
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string join(const std::vector<std::int64_t>& values)
-{
+std::string join(const std::vector<std::int64_t>& values) {
     std::string out;
     for (size_t i = 0; i < values.size(); ++i)
         out += (i ? "," : "") + std::to_string(values[i]);
     return out;
 }
 
-std::string joinText(const std::vector<std::string>& values)
-{
+std::string joinText(const std::vector<std::string>& values) {
     std::string out;
     for (size_t i = 0; i < values.size(); ++i)
         out += (i ? "," : "") + values[i];
     return out;
 }
 
-std::string shellQuote(const std::string& word)
-{
+std::string shellQuote(const std::string& word) {
     std::string out = "'";
     for (char c : word)
         out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return out + "'";
 }
 
-nlohmann::json runTransformers(const ModelBenchOptions& o)
-{
-    const std::string command =
-        shellQuote(o.python) + " " + shellQuote(o.transformersScript) + " --shapes " +
-        shellQuote(joinText(o.shapes)) + " --dtype " + toString(o.dtype) + " --batch " +
-        join(o.batches) + " --cached " + std::to_string(o.cached) + " --block " +
-        std::to_string(o.blockLength) + " --device " +
-        (o.device == ModelDevice::Cuda ? "cuda" : "cpu");
+nlohmann::json runTransformers(const ModelBenchOptions& o) {
+    const std::string command = shellQuote(o.python) + " " + shellQuote(o.transformersScript) +
+                                " --shapes " + shellQuote(joinText(o.shapes)) + " --dtype " +
+                                toString(o.dtype) + " --batch " + join(o.batches) + " --cached " +
+                                std::to_string(o.cached) + " --block " +
+                                std::to_string(o.blockLength) + " --device " +
+                                (o.device == ModelDevice::Cuda ? "cuda" : "cpu");
     if (o.log)
         o.log("transformers: " + command);
     std::FILE* pipe = ::popen(command.c_str(), "r");
@@ -142,15 +133,13 @@ nlohmann::json runTransformers(const ModelBenchOptions& o)
 
 } // namespace
 
-void useAllCpuThreads()
-{
+void useAllCpuThreads() {
     const unsigned n = std::thread::hardware_concurrency();
     if (n > 0 && at::get_num_threads() < static_cast<int>(n))
         at::set_num_threads(static_cast<int>(n));
 }
 
-ModelConfig benchmarkShape(const std::string& name)
-{
+ModelConfig benchmarkShape(const std::string& name) {
     ModelConfig c;
     c.modelType = "sdar";
     c.vocabSize = 151936;
@@ -179,8 +168,7 @@ ModelConfig benchmarkShape(const std::string& name)
     return c;
 }
 
-nlohmann::json runModelBenchmark(const ModelBenchOptions& o)
-{
+nlohmann::json runModelBenchmark(const ModelBenchOptions& o) {
     if (o.device == ModelDevice::Cpu)
         useAllCpuThreads();
     auto log = [&](const std::string& text) {

@@ -4,6 +4,8 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     model/safetensors.cpp
 )
 list(APPEND DICE_CORE_TORCH_SOURCES
+    model/model_bench.cpp
+    model/model_checks.cpp
     model/qwen3_model.cpp
     model/safetensors_torch.cpp
 )
