@@ -16,5 +16,7 @@ int commandInfo(const Invocation& in);
 int commandSelftest(const Invocation& in);
 int commandTasks(const Invocation& in);
 int commandBench(const Invocation& in);
+// Needs the tokenizer implementation (core/tokenizer/tokenizer.h); see command_generate.cpp.
+int commandGenerate(const Invocation& in);
 
 } // namespace dice::cli

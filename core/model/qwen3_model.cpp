@@ -30,6 +30,9 @@ namespace dice {
 
 namespace {
 
+// Query tokens per prefill chunk.
+constexpr std::int64_t kPrefillChunk = 1024;
+
 at::ScalarType scalarType(ModelDType dtype) {
     switch (dtype) {
     case ModelDType::BFloat16:
@@ -627,26 +630,32 @@ void Qwen3Model::prefill(const at::Tensor& tokens, const std::vector<std::int64_
     c10::InferenceMode inference;
     const auto device = d->options.device();
     const auto longOptions = at::TensorOptions().dtype(at::kLong);
-    const auto idx = at::arange(T, longOptions);
-    const auto blockOf = at::div(idx, blockLength, "floor");
-    const auto blockCausal = blockOf.unsqueeze(0) <= blockOf.unsqueeze(1); // [query, key]
-    const auto rowLengths = at::tensor(lengths, longOptions);
-    const auto valid = idx.view({1, 1, T}) < rowLengths.view({n, 1, 1});
-    // Padding queries attend to themselves so that no row of the softmax is empty.
-    const auto mask =
-        ((blockCausal.unsqueeze(0) & valid) | at::eye(T, at::TensorOptions().dtype(at::kBool)))
-            .unsqueeze(1)
-            .to(device);
-    const auto positions = idx.unsqueeze(0).expand({n, T}).to(device);
-    const auto [cos, sin] = d->rope(positions);
-    auto x = at::embedding(d->embed, tokens.to(device, at::kLong));
-    for (size_t l = 0; l < d->layers.size(); ++l) {
-        const auto p = d->project(d->layers[l], x, cos, sin);
-        const auto k = p.k.transpose(1, 2);
-        const auto v = p.v.transpose(1, 2);
-        d->cacheK[l].narrow(0, 0, n).narrow(2, 0, T).copy_(k);
-        d->cacheV[l].narrow(0, 0, n).narrow(2, 0, T).copy_(v);
-        x = d->finishLayer(d->layers[l], x, d->attendFolded(p.q, k, v, mask));
+    const auto rowLengths = at::tensor(lengths, longOptions).view({n, 1, 1});
+    const auto tokensOnDevice = tokens.to(device, at::kLong);
+    // Long prompts go in chunks of whole blocks, each attending to the cache written so far, so
+    // that the attention scores stay small.
+    const std::int64_t chunk = std::max<std::int64_t>(1, kPrefillChunk / blockLength) * blockLength;
+    for (std::int64_t begin = 0; begin < T; begin += chunk) {
+        const std::int64_t end = std::min(T, begin + chunk), C = end - begin;
+        const auto queries = at::arange(begin, end, longOptions);
+        const auto keys = at::arange(end, longOptions);
+        const auto blockCausal = at::div(keys, blockLength, "floor").unsqueeze(0) <=
+                                 at::div(queries, blockLength, "floor").unsqueeze(1);
+        const auto valid = keys.view({1, 1, end}) < rowLengths;
+        // Padding queries attend to themselves so that no row of the softmax is empty.
+        const auto self = keys.unsqueeze(0) == queries.unsqueeze(1);
+        const auto mask =
+            ((blockCausal.unsqueeze(0) & valid) | self.unsqueeze(0)).unsqueeze(1).to(device);
+        const auto [cos, sin] = d->rope(queries.unsqueeze(0).expand({n, C}).to(device));
+        auto x = at::embedding(d->embed, tokensOnDevice.narrow(1, begin, C));
+        for (size_t l = 0; l < d->layers.size(); ++l) {
+            const auto p = d->project(d->layers[l], x, cos, sin);
+            d->cacheK[l].narrow(0, 0, n).narrow(2, begin, C).copy_(p.k.transpose(1, 2));
+            d->cacheV[l].narrow(0, 0, n).narrow(2, begin, C).copy_(p.v.transpose(1, 2));
+            const auto k = d->cacheK[l].narrow(0, 0, n).narrow(2, 0, end);
+            const auto v = d->cacheV[l].narrow(0, 0, n).narrow(2, 0, end);
+            x = d->finishLayer(d->layers[l], x, d->attendFolded(p.q, k, v, mask));
+        }
     }
     for (std::int64_t i = 0; i < n; ++i)
         d->lengths[static_cast<size_t>(i)] = lengths[static_cast<size_t>(i)];

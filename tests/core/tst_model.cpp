@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <torch/torch.h>
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/model/model_checks.h"
@@ -346,6 +348,33 @@ private Q_SLOTS:
         QVERIFY(dice::cachedDecodingDeviation(*model, 4, 1) <= 1e-4);
         QVERIFY(dice::cachedDecodingDeviation(*model, 1, 2) <= 1e-4);
         QVERIFY(dice::cachedDecodingDeviation(*model, 8, 3) <= 1e-4);
+    }
+
+    void longPrefillInChunks() {
+        // Prompts longer than one prefill chunk (1024 tokens), of different lengths.
+        auto model = dice::Qwen3Model::random(dice::tinyModelConfig(), {}, 11, 0.2);
+        const std::int64_t B = 4, V = model->config().vocabSize;
+        auto generator = at::detail::createCPUGenerator(5);
+        const auto seq = at::randint(V, {2, 1040}, generator, at::TensorOptions().dtype(at::kLong));
+        model->allocateCache(2, 1040);
+        model->prefill(seq.narrow(1, 0, 1032), {1032, 1000}, B);
+        auto block = at::empty({2, B}, at::TensorOptions().dtype(at::kLong));
+        block[0].copy_(seq[0].narrow(0, 1032, B));
+        block[1].copy_(seq[1].narrow(0, 1000, B));
+        const auto logits = model->blockPass(block, {0, 0}, true);
+        at::NoGradGuard noGrad;
+        const auto idx = at::arange(1036, at::TensorOptions().dtype(at::kLong));
+        const auto blocks = at::div(idx, B, "floor");
+        const auto mask = (blocks.unsqueeze(0) <= blocks.unsqueeze(1)).view({1, 1, 1036, 1036});
+        for (std::int64_t row = 0; row < 2; ++row) {
+            const std::int64_t end = row == 0 ? 1036 : 1004;
+            const auto reference = model->forward(seq[row].narrow(0, 0, end).unsqueeze(0),
+                                                  idx.narrow(0, 0, end).unsqueeze(0),
+                                                  mask.narrow(2, 0, end).narrow(3, 0, end));
+            const double diff =
+                (logits[row] - reference[0].narrow(0, end - B, B)).abs().max().item<double>();
+            QVERIFY2(diff <= 1e-4, std::to_string(diff).c_str());
+        }
     }
 
     void blockPassSeesTheCacheAndTheWholeBlock() {
