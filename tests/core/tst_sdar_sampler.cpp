@@ -427,14 +427,15 @@ private Q_SLOTS:
             ContextNetwork single(32);
             QCOMPARE(dice::generate(single, {prompts[i]}, o)[0].tokens, expected);
         }
-        // At least one sequence stopped early and one ran to the budget, so rows moved.
-        bool stopped = false, budget = false;
+        // Sequences stopped at different times, so rows left the batch and others moved.
+        std::set<std::int64_t> passes;
+        bool stopped = false;
         for (const auto& r : together) {
             stopped = stopped || r.reason == dice::FinishReason::Stop;
-            budget = budget || r.reason == dice::FinishReason::Length;
+            passes.insert(r.forwardPasses);
         }
         QVERIFY(stopped);
-        QVERIFY(budget);
+        QVERIFY(passes.size() >= 3);
     }
 
     void autoregressiveIsBlockOfOne() {
@@ -571,10 +572,12 @@ private Q_SLOTS:
         o.maskId = 11;
         o.maxTokens = 8;
         o.vocabLimit = 12;
-        for (auto t : dice::generate(net, {{}}, o)[0].tokens)
+        const auto limited = dice::generate(net, {{}}, o);
+        for (auto t : limited[0].tokens)
             QCOMPARE(t, std::int64_t(3));
         o.maskBeyondVocab = false;
-        for (auto t : dice::generate(net, {{}}, o)[0].tokens)
+        const auto unlimited = dice::generate(net, {{}}, o);
+        for (auto t : unlimited[0].tokens)
             QVERIFY(t >= 12);
     }
 
