@@ -6,6 +6,7 @@
 #include "core/model/model_checks.h"
 
 #include "core/common/error.h"
+#include "core/cuda/cuda_driver.h"
 #include "core/diffusion/qwen3_network.h"
 #include "core/diffusion/sdar_sampler.h"
 #include "core/model/qwen3_model.h"
@@ -131,8 +132,11 @@ void checkModelCachedDecoding(CheckResult& result) {
 }
 
 void checkModelGpu(CheckResult& result) {
+    const auto& driver = cu::Driver::instance();
+    if (!driver.available())
+        throw SkipCheck{driver.unavailableReason()};
     if (!torch::cuda::is_available())
-        throw SkipCheck{"LibTorch sees no GPU"};
+        throw SkipCheck{"LibTorch sees no GPU (a CUDA build of LibTorch is needed)"};
     ModelPlacement gpu;
     gpu.device = ModelDevice::Cuda;
     std::string message;

@@ -21,7 +21,7 @@ private Q_SLOTS:
             ++cpu;
             QVERIFY2(r.status == dice::CheckStatus::Passed, (r.name + ": " + r.message).c_str());
         }
-        QCOMPARE(cpu, 3);
+        QVERIFY(cpu >= 3);
     }
 
     // On a machine without a GPU the GPU checks are skipped with the driver's reason; on a GPU
