@@ -36,7 +36,7 @@ std::string fixed(double value, int digits) {
 int benchModel(const Invocation& in, const std::vector<std::string>& rest) {
     const Arguments args(rest, {"help", "no-graphs", "no-transformers"},
                          {"device", "shapes", "dtype", "batch", "output", "iterations", "tokens",
-                          "cached", "python", "bandwidth"});
+                          "cached", "python", "bandwidth", "threads"});
     if (!args.ok()) {
         std::cerr << "dice bench model: " << args.error() << "\n";
         return 2;
@@ -47,13 +47,14 @@ int benchModel(const Invocation& in, const std::vector<std::string>& rest) {
                "bf16]\n"
                "                        [--batch 1,16] [--iterations N] [--tokens N] [--cached N]\n"
                "                        [--no-graphs] [--no-transformers] [--python PYTHON]\n"
-               "                        [--bandwidth BYTES_PER_S] [--output FILE]\n\n"
+               "                        [--bandwidth BYTES_PER_S] [--threads N] [--output FILE]\n\n"
                "Times the model engine with random weights in the SDAR/DICE shapes: milliseconds\n"
                "per denoising pass (a block of 4 over 512 cached tokens), tokens per second of a\n"
                "512-token generation with static and dynamic decoding, peak GPU memory, and the\n"
                "same pass through Hugging Face transformers (bench/hf_qwen3_bench.py), each "
                "beside\n"
-               "the weight-streaming bound (weight bytes / 4.8 TB/s by default).\n";
+               "the weight-streaming bound (weight bytes / 4.8 TB/s by default). --threads sets\n"
+               "LibTorch's CPU threads (default: one per hardware thread).\n";
         return 0;
     }
     ModelBenchOptions options;
@@ -95,6 +96,7 @@ int benchModel(const Invocation& in, const std::vector<std::string>& rest) {
         !(options.bandwidth > 0))
         throw Error("--iterations, --tokens, --cached and --bandwidth must be positive");
     options.cudaGraphs = !args.flag("no-graphs");
+    options.cpuThreads = args.integer("threads", 0);
     const char* pythonEnv = std::getenv("PYTHON");
     options.python = args.value("python", pythonEnv && *pythonEnv ? pythonEnv : "python3");
     const auto script = std::filesystem::path(dataDirectory()) / "bench" / "hf_qwen3_bench.py";
@@ -113,7 +115,8 @@ int benchModel(const Invocation& in, const std::vector<std::string>& rest) {
                          {"iterations", options.passIterations},
                          {"generate_tokens", options.generateTokens},
                          {"bandwidth_bytes_per_s", options.bandwidth},
-                         {"cuda_graphs", options.cudaGraphs}};
+                         {"cuda_graphs", options.cudaGraphs},
+                         {"cpu_threads", setCpuThreads(options.cpuThreads)}};
     report["results"] = runModelBenchmark(options);
     if (args.has("output"))
         writeFileAtomically(args.value("output"), report.dump(2) + "\n");

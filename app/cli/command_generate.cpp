@@ -28,7 +28,7 @@ const char* const kUsage =
     "                     [--strategy static|dynamic|sequential|entropy] [--threshold X]\n"
     "                     [--eb-threshold X] [--temperature X] [--top-k N] [--top-p X]\n"
     "                     [--raw-confidence] [--max-tokens N] [--seed N] [--device cpu|cuda]\n"
-    "                     [--dtype bf16|fp16|fp32] [--trace FILE]\n\n"
+    "                     [--dtype bf16|fp16|fp32] [--threads N] [--trace FILE]\n\n"
     "Generates with SDAR block diffusion from a Hugging Face checkpoint folder (config.json,\n"
     "tokenizer.json, model.safetensors or a sharded index). --chat wraps the prompt in the\n"
     "Qwen3 chat template. --trace writes one JSON line per decoding step. The answer goes to\n"
@@ -40,7 +40,7 @@ int commandGenerate(const Invocation& in) {
     const Arguments args(in.args, {"help", "chat", "raw-confidence"},
                          {"model", "prompt", "block", "steps", "strategy", "threshold",
                           "eb-threshold", "temperature", "top-k", "top-p", "max-tokens", "seed",
-                          "device", "dtype", "trace"});
+                          "device", "dtype", "trace", "threads"});
     if (!args.ok()) {
         std::cerr << "dice generate: " << args.error() << "\n";
         return 2;
@@ -63,7 +63,7 @@ int commandGenerate(const Invocation& in) {
     } else if (device != "cpu") {
         throw Error("--device must be cpu or cuda, not \"" + device + "\"");
     } else {
-        useAllCpuThreads();
+        setCpuThreads(args.integer("threads", 0));
     }
     const std::string dtype = args.value("dtype", device == "cuda" ? "bf16" : "fp32");
     const auto parsedDtype = parseModelDType(dtype);

@@ -133,10 +133,12 @@ nlohmann::json runTransformers(const ModelBenchOptions& o) {
 
 } // namespace
 
-void useAllCpuThreads() {
-    const unsigned n = std::thread::hardware_concurrency();
-    if (n > 0 && at::get_num_threads() < static_cast<int>(n))
-        at::set_num_threads(static_cast<int>(n));
+int setCpuThreads(int threads) {
+    if (threads <= 0)
+        threads = static_cast<int>(std::thread::hardware_concurrency());
+    if (threads > 0 && at::get_num_threads() != threads)
+        at::set_num_threads(threads);
+    return at::get_num_threads();
 }
 
 ModelConfig benchmarkShape(const std::string& name) {
@@ -169,8 +171,7 @@ ModelConfig benchmarkShape(const std::string& name) {
 }
 
 nlohmann::json runModelBenchmark(const ModelBenchOptions& o) {
-    if (o.device == ModelDevice::Cpu)
-        useAllCpuThreads();
+    setCpuThreads(o.cpuThreads);
     auto log = [&](const std::string& text) {
         if (o.log)
             o.log(text);

@@ -28,6 +28,7 @@ struct ModelBenchOptions {
     std::int64_t generateTokens = 512; // tokens per generation
     double bandwidth = 4.8e12;         // bytes/s for the weight-streaming bound (H200)
     bool cudaGraphs = true;
+    int cpuThreads = 0; // 0: one per hardware thread
     // Runs transformers' Qwen3 on the same shapes (a Python script; empty: skipped).
     std::string transformersScript;
     std::string python = "python3";
@@ -40,7 +41,8 @@ struct ModelBenchOptions {
 // and the weight-streaming bound beside each. Returns the "results" part of the result file.
 nlohmann::json runModelBenchmark(const ModelBenchOptions& options);
 
-// Uses every hardware thread for LibTorch's CPU operators (some builds start with one).
-void useAllCpuThreads();
+// Threads for LibTorch's CPU operators; 0 or less: one per hardware thread (Debian's LibTorch
+// starts with one). Returns the count in force.
+int setCpuThreads(int threads);
 
 } // namespace dice
