@@ -16,7 +16,7 @@ out="${1:-$here/bench/results}"
 shift || true
 steps=("$@")
 if ((${#steps[@]} == 0)); then
-    steps=(selftest)
+    steps=(selftest bench-model)
 fi
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
@@ -41,6 +41,8 @@ cmake --build "$build" --target dice dice-evald
 
 dice="$build/bin/dice"
 device="$("$dice" info --json | "$python" -c 'import json,sys; d=json.load(sys.stdin)["devices"]; print((d[0]["name"] if d else "cpu").lower().replace(" ", "-"))')"
+# The model self-test compares the engine with transformers' logits in this fixture.
+export DICE_QWEN3_FIXTURE="$here/tests/fixtures/qwen3-tiny"
 # Result files record the command that made them; run from the output folder so that it names
 # files, not folders of this machine.
 cd "$out"
@@ -78,6 +80,11 @@ for step in "${steps[@]}"; do
                 --solutions "$(rel "$here/bench/kernelbench_solutions")" --problems "$(rel "$kb")" \
                 --output "bench-kernelbench-$device.json" || status=1
         fi
+        ;;
+    bench-model)
+        # Random weights in the 1.7B, 4B and 8B shapes, bf16, batch 1 and 16, beside
+        # transformers' Qwen3 (bench/hf_qwen3_bench.py) and the weight-streaming bound.
+        "$dice" bench model --output "bench-model-$device.json" || status=1
         ;;
     *)
         echo "gpu-check: unknown step '$step'" >&2

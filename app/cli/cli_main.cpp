@@ -27,13 +27,15 @@ const std::vector<Command>& commands() {
         {"data", "make the training corpus (synth)", dice::cli::commandData},
         {"tokenizer", "train a byte-level BPE tokenizer (train --help)",
          dice::cli::commandTokenizer},
-        {"bench", "benchmarks that write result files (tokenizer)", dice::cli::commandBench},
+        {"bench", "benchmarks that write result files (tokenizer, model, ...)",
+         dice::cli::commandBench},
         {"eval", "evaluate a candidate, or a suite of them (--help)", dice::cli::commandEval},
         {"runs", "list and manage stored evaluations (--help)", dice::cli::commandRuns},
         {"kernelbench", "DICE's prompts, answer extraction and the KernelBench evaluator",
          dice::cli::commandKernelBench},
         {"import", "import KernelBench problems as native tasks (import kernelbench PATH...)",
          dice::cli::commandImport},
+        {"generate", "generate with SDAR block diffusion (--help)", dice::cli::commandGenerate},
     };
     return list;
 }

@@ -19,6 +19,7 @@ const std::vector<Benchmark>& benchmarks() {
     static const std::vector<Benchmark> list = {
         {"tokenizer", "our encoder against the JavaScript reference, MB/s (--output FILE)",
          benchTokenizer},
+        {"model", "the network's passes and generation, against transformers (--help)", benchModel},
     };
     return list;
 }

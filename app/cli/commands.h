@@ -20,9 +20,11 @@ int commandTokenizer(const Invocation& in);
 int commandBench(const Invocation& in);
 // Benchmarks of `dice bench`; their Invocation's args start with the benchmark's name.
 int benchTokenizer(const Invocation& in);
+int benchModel(const Invocation& in);
 int commandEval(const Invocation& in);
 int commandRuns(const Invocation& in);
 int commandKernelBench(const Invocation& in);
 int commandImport(const Invocation& in);
+int commandGenerate(const Invocation& in);
 
 } // namespace dice::cli

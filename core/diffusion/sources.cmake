@@ -2,3 +2,7 @@
 list(APPEND DICE_CORE_PLAIN_SOURCES
     diffusion/decode_trace.cpp
 )
+list(APPEND DICE_CORE_TORCH_SOURCES
+    diffusion/qwen3_network.cpp
+    diffusion/sdar_sampler.cpp
+)

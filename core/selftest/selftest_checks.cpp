@@ -9,6 +9,7 @@
 #include "core/cuda/torch_cuda_bridge.h"
 #include "core/selftest/evaluator_checks.h"
 #include "core/kernelbench/selftest_kernelbench.h"
+#include "core/model/model_checks.h"
 #include "core/selftest/selftest.h"
 #include "core/system/libtorch_info.h"
 #include "core/tokenizer/tokenizer_selftest.h"
@@ -337,6 +338,10 @@ std::vector<SelfTestCheck> selfTestChecks() {
          checkLaunch},
         {"gpu.cuda_events", "gpu", "CUDA events time the kernel", checkEvents},
         {"gpu.cupti", "gpu", "CUPTI's activity records time every kernel", checkCupti},
+        {"cpu.model_cache", "cpu", "cached SDAR decoding matches the block-causal forward pass",
+         checkModelCachedDecoding},
+        {"gpu.model", "gpu", "the model on CUDA: transformers parity, cached passes, graphs",
+         checkModelGpu},
     };
     checks.push_back(tokenizerSelfTestCheck());
     addEvaluatorChecks(checks);

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/cli/arguments.h"
+#include "app/cli/commands.h"
+#include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/cuda/torch_cuda_bridge.h"
+#include "core/model/model_bench.h"
+#include "core/system/result_file.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+namespace dice::cli {
+
+namespace {
+
+std::vector<std::string> splitList(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ','))
+        if (!item.empty())
+            out.push_back(item);
+    return out;
+}
+
+std::string fixed(double value, int digits) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
+    return buffer;
+}
+
+int runModelBench(const Invocation& in, const std::vector<std::string>& rest) {
+    const Arguments args(rest, {"help", "no-graphs", "no-transformers"},
+                         {"device", "shapes", "dtype", "batch", "output", "iterations", "tokens",
+                          "cached", "python", "bandwidth", "threads"});
+    if (!args.ok()) {
+        std::cerr << "dice bench model: " << args.error() << "\n";
+        return 2;
+    }
+    if (args.flag("help")) {
+        std::cout
+            << "usage: dice bench model [--device cuda|cpu] [--shapes 1.7b,4b,8b|20m] [--dtype "
+               "bf16]\n"
+               "                        [--batch 1,16] [--iterations N] [--tokens N] [--cached N]\n"
+               "                        [--no-graphs] [--no-transformers] [--python PYTHON]\n"
+               "                        [--bandwidth BYTES_PER_S] [--threads N] [--output FILE]\n\n"
+               "Times the model engine with random weights in the SDAR/DICE shapes: milliseconds\n"
+               "per denoising pass (a block of 4 over 512 cached tokens), tokens per second of a\n"
+               "512-token generation with static and dynamic decoding, peak GPU memory, and the\n"
+               "same pass through Hugging Face transformers (bench/hf_qwen3_bench.py), each "
+               "beside\n"
+               "the weight-streaming bound (weight bytes / 4.8 TB/s by default). --threads sets\n"
+               "LibTorch's CPU threads (default: one per hardware thread).\n";
+        return 0;
+    }
+    ModelBenchOptions options;
+    const bool gpu = torchcuda::builtWithCuda() && torchcuda::available();
+    const std::string device = args.value("device", gpu ? "cuda" : "cpu");
+    if (device == "cuda") {
+        if (!gpu)
+            throw Error("--device cuda: " + std::string(torchcuda::builtWithCuda()
+                                                            ? "LibTorch sees no GPU"
+                                                            : "this LibTorch has no CUDA"));
+        options.device = ModelDevice::Cuda;
+    } else if (device == "cpu") {
+        options.device = ModelDevice::Cpu;
+    } else {
+        throw Error("--device must be cuda or cpu, not \"" + device + "\"");
+    }
+    const bool cpu = options.device == ModelDevice::Cpu;
+    options.shapes = splitList(args.value("shapes", cpu ? "20m" : "1.7b,4b,8b"));
+    for (const auto& s : options.shapes)
+        benchmarkShape(s);
+    const std::string dtype = args.value("dtype", cpu ? "fp32" : "bf16");
+    const auto parsed = parseModelDType(dtype);
+    if (!parsed)
+        throw Error("--dtype must be bf16, fp16 or fp32, not \"" + dtype + "\"");
+    options.dtype = *parsed;
+    options.batches.clear();
+    for (const auto& b : splitList(args.value("batch", "1,16"))) {
+        char* end = nullptr;
+        const long v = std::strtol(b.c_str(), &end, 10);
+        if (*end != '\0' || v <= 0 || v > 4096)
+            throw Error("--batch needs positive integers, not \"" + b + "\"");
+        options.batches.push_back(v);
+    }
+    options.passIterations = args.integer("iterations", cpu ? 20 : 50);
+    options.generateTokens = args.integer("tokens", 512);
+    options.cached = args.integer("cached", 512);
+    options.bandwidth = args.number("bandwidth", 4.8e12);
+    if (options.passIterations <= 0 || options.generateTokens <= 0 || options.cached <= 0 ||
+        !(options.bandwidth > 0))
+        throw Error("--iterations, --tokens, --cached and --bandwidth must be positive");
+    options.cudaGraphs = !args.flag("no-graphs");
+    options.cpuThreads = args.integer("threads", 0);
+    const char* pythonEnv = std::getenv("PYTHON");
+    options.python = args.value("python", pythonEnv && *pythonEnv ? pythonEnv : "python3");
+    const auto script = std::filesystem::path(dataDirectory()) / "bench" / "hf_qwen3_bench.py";
+    if (!args.flag("no-transformers")) {
+        if (!std::filesystem::exists(script))
+            throw Error(script.string() + " is missing (use --no-transformers to skip it)");
+        options.transformersScript = script.string();
+    }
+    options.log = [](const std::string& line) { std::cerr << line << std::endl; };
+
+    nlohmann::json report = resultFileHeader("bench-model", in.argv);
+    report["options"] = {{"device", device},
+                         {"dtype", toString(options.dtype)},
+                         {"cached", options.cached},
+                         {"block", options.blockLength},
+                         {"iterations", options.passIterations},
+                         {"generate_tokens", options.generateTokens},
+                         {"bandwidth_bytes_per_s", options.bandwidth},
+                         {"cuda_graphs", options.cudaGraphs},
+                         {"cpu_threads", setCpuThreads(options.cpuThreads)}};
+    report["results"] = runModelBenchmark(options);
+    if (args.has("output"))
+        writeFileAtomically(args.value("output"), report.dump(2) + "\n");
+
+    std::cout << "shape  batch  pass ms  bound ms  x bound  transformers ms  speedup  "
+                 "static tok/s  dynamic tok/s\n";
+    for (const auto& shape : report["results"]) {
+        for (const auto& pass : shape["denoise_pass"]) {
+            const auto batch = pass["batch"].get<std::int64_t>();
+            std::string staticRate = "-", dynamicRate = "-";
+            for (const auto& g : shape["generation"]) {
+                if (g["batch"].get<std::int64_t>() != batch)
+                    continue;
+                const std::string rate = fixed(g["tokens_per_s"].get<double>(), 1);
+                if (g["strategy"] == "low_confidence_static")
+                    staticRate = rate;
+                else
+                    dynamicRate = rate;
+            }
+            std::cout << shape["shape"].get<std::string>() << "  " << batch << "  "
+                      << fixed(pass["median_ms"].get<double>(), 3) << "  "
+                      << fixed(pass["bound_ms"].get<double>(), 3) << "  "
+                      << fixed(pass["ratio_to_bound"].get<double>(), 2) << "  "
+                      << (pass.contains("transformers_median_ms")
+                              ? fixed(pass["transformers_median_ms"].get<double>(), 3)
+                              : std::string("-"))
+                      << "  "
+                      << (pass.contains("speedup_vs_transformers")
+                              ? fixed(pass["speedup_vs_transformers"].get<double>(), 1) + "x"
+                              : std::string("-"))
+                      << "  " << staticRate << "  " << dynamicRate << "\n";
+        }
+        if (shape.contains("transformers") && shape["transformers"].contains("error"))
+            std::cout << shape["shape"].get<std::string>()
+                      << ": transformers: " << shape["transformers"]["error"].get<std::string>()
+                      << "\n";
+    }
+    return 0;
+}
+
+} // namespace
+
+int benchModel(const Invocation& in) {
+    const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
+    return runModelBench(in, rest);
+}
+
+} // namespace dice::cli

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/cli/arguments.h"
+#include "app/cli/commands.h"
+#include "core/common/error.h"
+#include "core/cuda/torch_cuda_bridge.h"
+#include "core/diffusion/decode_trace.h"
+#include "core/diffusion/qwen3_network.h"
+#include "core/diffusion/sdar_sampler.h"
+#include "core/model/model_bench.h"
+#include "core/model/qwen3_model.h"
+#include "core/tokenizer/chat_template.h"
+#include "core/tokenizer/tokenizer.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+namespace dice::cli {
+
+namespace {
+
+const char* const kUsage =
+    "usage: dice generate --model DIR --prompt TEXT [--chat] [--block N] [--steps N]\n"
+    "                     [--strategy static|dynamic|sequential|entropy] [--threshold X]\n"
+    "                     [--eb-threshold X] [--temperature X] [--top-k N] [--top-p X]\n"
+    "                     [--raw-confidence] [--max-tokens N] [--seed N] [--device cpu|cuda]\n"
+    "                     [--dtype bf16|fp16|fp32] [--threads N] [--trace FILE]\n\n"
+    "Generates with SDAR block diffusion from a Hugging Face checkpoint folder (config.json,\n"
+    "tokenizer.json, model.safetensors or a sharded index). --chat wraps the prompt in the\n"
+    "Qwen3 chat template. --trace writes one JSON line per decoding step. The answer goes to\n"
+    "standard output, progress and figures to standard error.\n";
+
+} // namespace
+
+int commandGenerate(const Invocation& in) {
+    const Arguments args(in.args, {"help", "chat", "raw-confidence"},
+                         {"model", "prompt", "block", "steps", "strategy", "threshold",
+                          "eb-threshold", "temperature", "top-k", "top-p", "max-tokens", "seed",
+                          "device", "dtype", "trace", "threads"});
+    if (!args.ok()) {
+        std::cerr << "dice generate: " << args.error() << "\n";
+        return 2;
+    }
+    if (args.flag("help")) {
+        std::cout << kUsage;
+        return 0;
+    }
+    if (!args.has("model") || !args.has("prompt")) {
+        std::cerr << "dice generate: --model and --prompt are needed\n\n" << kUsage;
+        return 2;
+    }
+    const std::string folder = args.value("model");
+    const std::string device = args.value("device", "cpu");
+    LoadOptions load;
+    if (device == "cuda") {
+        if (!torchcuda::builtWithCuda() || !torchcuda::available())
+            throw Error("--device cuda: no GPU is available to LibTorch");
+        load.placement.device = ModelDevice::Cuda;
+    } else if (device != "cpu") {
+        throw Error("--device must be cpu or cuda, not \"" + device + "\"");
+    } else {
+        setCpuThreads(args.integer("threads", 0));
+    }
+    const std::string dtype = args.value("dtype", device == "cuda" ? "bf16" : "fp32");
+    const auto parsedDtype = parseModelDType(dtype);
+    if (!parsedDtype)
+        throw Error("--dtype must be bf16, fp16 or fp32, not \"" + dtype + "\"");
+    load.placement.dtype = *parsedDtype;
+
+    const std::string tokenizerPath = (std::filesystem::path(folder) / "tokenizer.json").string();
+    const Tokenizer tokenizer = Tokenizer::load(tokenizerPath);
+    load.progress = [](const LoadProgress& p) {
+        if (p.bytesTotal == 0)
+            return;
+        std::fprintf(stderr, "\rloading %3d%%  %-60.60s",
+                     static_cast<int>(100.0 * static_cast<double>(p.bytesDone) /
+                                      static_cast<double>(p.bytesTotal)),
+                     p.tensor.c_str());
+        std::fflush(stderr);
+    };
+    auto model = Qwen3Model::load(folder, load);
+    std::fprintf(stderr, "\n");
+    const auto& config = model->config();
+
+    SamplerOptions options;
+    options.blockLength = args.integer("block", static_cast<int>(config.blockSize));
+    options.steps = args.integer("steps", static_cast<int>(options.blockLength));
+    const std::string strategy = args.value("strategy", "dynamic");
+    const auto parsedStrategy = parseRemaskStrategy(strategy);
+    if (!parsedStrategy)
+        throw Error("--strategy must be static, dynamic, sequential or entropy, not \"" + strategy +
+                    "\"");
+    options.strategy = *parsedStrategy;
+    options.threshold = args.number("threshold", 0.9);
+    options.ebThreshold = args.number("eb-threshold", 0.35);
+    options.temperature = args.number("temperature", 1.0);
+    options.topK = args.integer("top-k", 0);
+    options.topP = args.number("top-p", 1.0);
+    options.rawConfidence = args.flag("raw-confidence");
+    options.maxTokens = args.integer("max-tokens", 512);
+    options.seed = static_cast<std::uint64_t>(args.integer("seed", 0));
+    if (config.maskTokenId) {
+        options.maskId = *config.maskTokenId;
+    } else if (const auto mask = tokenizer.tokenId("<|MASK|>")) {
+        options.maskId = *mask;
+    } else {
+        throw Error(folder + ": neither config.json (mask_token_id) nor the tokenizer (<|MASK|>) "
+                             "names a mask token");
+    }
+    options.vocabLimit = tokenizer.vocabSize();
+    options.stopIds = model->generationConfig().eosTokenIds;
+    for (auto id : config.eosTokenIds)
+        if (std::find(options.stopIds.begin(), options.stopIds.end(), id) == options.stopIds.end())
+            options.stopIds.push_back(id);
+
+    const std::string text = args.flag("chat") ? applyChatTemplate({{"user", args.value("prompt")}})
+                                               : args.value("prompt");
+    const auto prompt = tokenizer.encode(text);
+    if (static_cast<std::int64_t>(prompt.size()) + options.maxTokens > config.maxPositionEmbeddings)
+        throw Error("the prompt (" + std::to_string(prompt.size()) + " tokens) and --max-tokens (" +
+                    std::to_string(options.maxTokens) + ") exceed the model's " +
+                    std::to_string(config.maxPositionEmbeddings) + " positions");
+
+    std::ofstream trace;
+    if (args.has("trace")) {
+        trace.open(args.value("trace"), std::ios::trunc);
+        if (!trace)
+            throw FileError(args.value("trace"), "cannot create the trace file");
+    }
+    Qwen3Network network(*model);
+    const auto results = generate(network, {prompt}, options, [&](const DecodeStep& step) {
+        if (trace.is_open())
+            trace << toJson(step).dump() << "\n";
+    });
+    const auto& r = results.front();
+    std::vector<std::int64_t> answer;
+    for (auto id : r.tokens)
+        if (id != options.maskId)
+            answer.push_back(id);
+    std::cout << tokenizer.decode(answer, true) << std::endl;
+    const double seconds = r.milliseconds / 1000.0;
+    std::fprintf(stderr,
+                 "%zu prompt tokens, %zu answer tokens (%s) in %.2f s: %.1f tokens/s, %lld forward "
+                 "passes, %lld denoising steps\n",
+                 prompt.size(), r.tokens.size(), toString(r.reason).c_str(), seconds,
+                 seconds > 0 ? static_cast<double>(r.tokens.size()) / seconds : 0.0,
+                 static_cast<long long>(r.forwardPasses), static_cast<long long>(r.denoisingSteps));
+    return 0;
+}
+
+} // namespace dice::cli

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <torch/torch.h>
+
+#include "core/diffusion/qwen3_network.h"
+
+#include "core/model/qwen3_model.h"
+
+namespace dice {
+
+std::int64_t Qwen3Network::logitsWidth() const {
+    return m_model.config().vocabSize;
+}
+
+void Qwen3Network::allocate(std::int64_t rows, std::int64_t capacity) {
+    // Reuse a cache that is large enough: allocating (and capturing graphs) costs more than a pass.
+    if (m_model.cacheRows() != rows || m_model.cacheCapacity() < capacity)
+        m_model.allocateCache(rows, capacity);
+    else
+        m_model.clearCache();
+}
+
+void Qwen3Network::prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths,
+                           std::int64_t blockLength) {
+    m_model.prefill(tokens, lengths, blockLength);
+}
+
+at::Tensor Qwen3Network::blockPass(const at::Tensor& tokens,
+                                   const std::vector<std::uint8_t>& commit, bool wantLogits) {
+    return m_model.blockPass(tokens, commit, wantLogits);
+}
+
+void Qwen3Network::moveRow(std::int64_t from, std::int64_t to) {
+    m_model.moveCacheRow(from, to);
+}
+
+} // namespace dice

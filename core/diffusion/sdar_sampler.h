@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/diffusion/decode_events.h"
+#include "core/diffusion/network.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dice {
+
+// Which masked cells a denoising step commits (SDAR's remasking strategies).
+enum class RemaskStrategy {
+    LowConfidenceStatic,  // the k[s] most confident masked cells
+    LowConfidenceDynamic, // every masked cell above the threshold, at least the k[s] most confident
+    Sequential,           // the k[s] left-most masked cells
+    EntropyBounded,       // by ascending entropy while the summed entropy stays within a bound
+};
+
+// "static", "dynamic", "sequential", "entropy" and the reference's long names
+// ("low_confidence_static", "low_confidence_dynamic", "entropy_bounded").
+std::optional<RemaskStrategy> parseRemaskStrategy(const std::string& text);
+std::string toString(RemaskStrategy strategy);
+
+struct SamplerOptions {
+    std::int64_t blockLength = 4;
+    std::int64_t steps = 4; // denoising steps per block
+    RemaskStrategy strategy = RemaskStrategy::LowConfidenceDynamic;
+    double threshold = 0.9;    // dynamic: confidence above which a cell is committed
+    double ebThreshold = 0.35; // entropy-bounded: bound on the summed entropy of one step
+    double temperature = 1.0;  // 0 or less: greedy
+    std::int64_t topK = 0;     // 0: off
+    double topP = 1.0;         // 1: off
+    // Confidence from the raw softmax of the logits instead of the reference's temperature-scaled,
+    // top-k/top-p-filtered distribution the token was drawn from.
+    bool rawConfidence = false;
+    std::int64_t maxTokens = 512; // answer budget
+    std::uint64_t seed = 0;
+    std::int64_t maskId = 151669;
+    std::vector<std::int64_t> stopIds; // generation ends at the first of these in the answer
+    // Ids at or above vocabLimit (the tokenizer's size; the embedding has padding rows) are never
+    // sampled when maskBeyondVocab is set and vocabLimit > 0.
+    std::int64_t vocabLimit = 0;
+    bool maskBeyondVocab = true;
+    // Checked before every forward pass; the sequences in flight end as Cancelled.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+enum class FinishReason { Stop, Length, Cancelled };
+std::string toString(FinishReason reason);
+
+struct GenerationResult {
+    std::vector<std::int64_t> tokens; // the answer, up to and including the first stop id
+    FinishReason reason = FinishReason::Length;
+    std::int64_t forwardPasses = 0; // prefill, denoising and commit passes of this sequence
+    std::int64_t denoisingSteps = 0;
+    std::int64_t blocks = 0; // blocks of the answer that were decoded
+    // For every answer token, the sequence's denoising step (0-based, over all blocks) that
+    // committed it: the trace TraceRL trains on.
+    std::vector<std::int64_t> commitStep;
+    double milliseconds = 0;
+};
+
+// Tokens committed per step: B div S, plus one for the first B mod S steps.
+std::vector<std::int64_t> stepSchedule(std::int64_t blockLength, std::int64_t steps);
+
+// SDAR block-diffusion decoding (anchors §A.2–A.3) of a batch of prompts of any lengths. Blocks
+// are aligned to absolute position 0; the prompts' full blocks are prefilled; each next block
+// starts as mask tokens (after the prompt's tail, if any) and is denoised in up to `steps` passes
+// over cache + block, then appended to the cache by one commit pass. Sequences finish on their
+// own (stop id, budget) and leave the batch. Every step is reported through onStep. With a seed,
+// the result is the same for a sequence whatever else is in the batch. Autoregressive decoding is
+// blockLength 1, steps 1.
+std::vector<GenerationResult> generate(DiffusionNetwork& network,
+                                       const std::vector<std::vector<std::int64_t>>& prompts,
+                                       const SamplerOptions& options,
+                                       const std::function<void(const DecodeStep&)>& onStep = {});
+
+} // namespace dice

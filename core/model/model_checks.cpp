@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <torch/torch.h>
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include "core/model/model_checks.h"
+
+#include "core/common/error.h"
+#include "core/cuda/cuda_driver.h"
+#include "core/diffusion/qwen3_network.h"
+#include "core/diffusion/sdar_sampler.h"
+#include "core/model/qwen3_model.h"
+#include "core/model/safetensors.h"
+#include "core/model/safetensors_torch.h"
+#include "core/selftest/selftest.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+namespace dice {
+
+namespace {
+
+at::Tensor blockCausal(std::int64_t rows, std::int64_t length, std::int64_t block) {
+    const auto idx = at::arange(length, at::TensorOptions().dtype(at::kLong));
+    const auto blocks = at::div(idx, block, "floor");
+    return (blocks.unsqueeze(0) <= blocks.unsqueeze(1)).expand({rows, 1, length, length});
+}
+
+double maxDifference(const at::Tensor& a, const at::Tensor& b) {
+    return (a.to(at::kCPU, at::kDouble) - b.to(at::kCPU, at::kDouble)).abs().max().item<double>();
+}
+
+at::Tensor fixtureTensor(const std::shared_ptr<const SafetensorsFile>& file,
+                         const std::string& name) {
+    const auto* entry = file->header().find(name);
+    if (!entry)
+        throw FileError(file->path(), "has no tensor '" + name + "'");
+    return safetensorsTensor(file, *entry).clone();
+}
+
+std::string format(double value) {
+    std::ostringstream out;
+    out.precision(2);
+    out << std::scientific << value;
+    return out.str();
+}
+
+} // namespace
+
+ModelConfig tinyModelConfig() {
+    ModelConfig c;
+    c.modelType = "sdar";
+    c.vocabSize = 96;
+    c.hiddenSize = 64;
+    c.numLayers = 2;
+    c.numHeads = 4;
+    c.numKvHeads = 2;
+    c.headDim = 16;
+    c.intermediateSize = 96;
+    c.ropeTheta = 10000.0;
+    c.maskTokenId = 95;
+    c.blockSize = 4;
+    return c;
+}
+
+double cachedDecodingDeviation(Qwen3Model& model, std::int64_t blockLength, std::uint64_t seed) {
+    at::NoGradGuard noGrad;
+    const std::int64_t B = blockLength, V = model.config().vocabSize;
+    const std::int64_t length = 5 * B;
+    auto generator = at::detail::createCPUGenerator(seed);
+    const auto sequences =
+        at::randint(V, {2, length}, generator, at::TensorOptions().dtype(at::kLong));
+    // Prompts of 2B and B + 1 tokens: the rows start their first block at different positions.
+    model.allocateCache(2, length);
+    model.prefill(sequences.narrow(1, 0, 2 * B), {2 * B, B}, B);
+    double worst = 0;
+    for (int round = 0; round < 3; ++round) {
+        const auto starts = model.cacheLengths();
+        auto block = at::empty({2, B}, at::TensorOptions().dtype(at::kLong));
+        for (std::int64_t row = 0; row < 2; ++row)
+            block[row].copy_(sequences[row].narrow(0, starts[static_cast<size_t>(row)], B));
+        const auto logits = model.blockPass(block, {0, 0}, true);
+        for (std::int64_t row = 0; row < 2; ++row) {
+            const std::int64_t end = starts[static_cast<size_t>(row)] + B;
+            const auto tokens = sequences[row].narrow(0, 0, end).unsqueeze(0);
+            const auto positions =
+                at::arange(end, at::TensorOptions().dtype(at::kLong)).unsqueeze(0);
+            const auto reference = model.forward(tokens, positions, blockCausal(1, end, B));
+            worst = std::max(worst, maxDifference(logits[row], reference[0].narrow(0, end - B, B)));
+        }
+        if (model.cacheLengths() != starts)
+            throw Error("a denoising pass changed the cache lengths");
+        model.blockPass(block, {1, 1}, false);
+    }
+    return worst;
+}
+
+double fixtureDeviation(Qwen3Model& model, const std::string& fixtureFolder) {
+    const auto file = SafetensorsFile::open(
+        (std::filesystem::path(fixtureFolder) / "expected.safetensors").string());
+    const auto tokens = fixtureTensor(file, "tokens");
+    const std::int64_t n = tokens.size(0), T = tokens.size(1);
+    const auto positions =
+        at::arange(T, at::TensorOptions().dtype(at::kLong)).unsqueeze(0).expand({n, T});
+    const auto causal = blockCausal(n, T, 1);
+    c10::InferenceMode inference;
+    double worst = maxDifference(model.forward(tokens, positions, causal),
+                                 fixtureTensor(file, "causal_logits"));
+    worst = std::max(
+        worst, maxDifference(model.forward(tokens, fixtureTensor(file, "offset_positions"), causal),
+                             fixtureTensor(file, "offset_logits")));
+    worst = std::max(
+        worst, maxDifference(model.forward(tokens, positions, fixtureTensor(file, "block_mask")),
+                             fixtureTensor(file, "block_logits")));
+    return worst;
+}
+
+void checkModelCachedDecoding(CheckResult& result) {
+    ModelPlacement cpu;
+    auto model = Qwen3Model::random(tinyModelConfig(), cpu, 5, 0.2);
+    const double blockFour = cachedDecodingDeviation(*model, 4, 11);
+    const double autoregressive = cachedDecodingDeviation(*model, 1, 12);
+    result.data["block4_max_abs_difference"] = blockFour;
+    result.data["block1_max_abs_difference"] = autoregressive;
+    if (!(blockFour <= 1e-4) || !(autoregressive <= 1e-4))
+        throw Error("cached decoding differs from the block-causal forward pass by " +
+                    format(std::max(blockFour, autoregressive)));
+    result.message = "prefill + denoise + commit match the block-causal forward pass within " +
+                     format(std::max(blockFour, autoregressive)) + " (fp32, CPU)";
+}
+
+void checkModelGpu(CheckResult& result) {
+    const auto& driver = cu::Driver::instance();
+    if (!driver.available())
+        throw SkipCheck{driver.unavailableReason()};
+    if (!torch::cuda::is_available())
+        throw SkipCheck{"LibTorch sees no GPU (a CUDA build of LibTorch is needed)"};
+    ModelPlacement gpu;
+    gpu.device = ModelDevice::Cuda;
+    std::string message;
+    const char* fixture = std::getenv("DICE_QWEN3_FIXTURE");
+    if (fixture && *fixture && std::filesystem::exists(fixture)) {
+        LoadOptions load;
+        load.placement = gpu;
+        auto model = Qwen3Model::load(fixture, load);
+        const double parity = fixtureDeviation(*model, fixture);
+        result.data["transformers_max_abs_difference"] = parity;
+        if (!(parity <= 1e-4))
+            throw Error("float32 logits on the GPU differ from transformers' by " + format(parity));
+        message += "transformers parity " + format(parity) + "; ";
+    } else {
+        message += "no parity fixture (set DICE_QWEN3_FIXTURE); ";
+    }
+
+    auto model = Qwen3Model::random(tinyModelConfig(), gpu, 5, 0.2);
+    const double graphs = cachedDecodingDeviation(*model, 4, 11);
+    model->setCudaGraphs(false);
+    const double eager = cachedDecodingDeviation(*model, 4, 11);
+    result.data["cached_graphs_max_abs_difference"] = graphs;
+    result.data["cached_eager_max_abs_difference"] = eager;
+    if (!(graphs <= 1e-4) || !(eager <= 1e-4))
+        throw Error("cached decoding on the GPU differs from the forward pass by " +
+                    format(std::max(graphs, eager)) + " (graphs " + format(graphs) + ", eager " +
+                    format(eager) + ")");
+
+    // Greedy decoding of a batch of different lengths, with and without graphs, and each
+    // sequence alone: the same tokens every time.
+    SamplerOptions options;
+    options.temperature = 0;
+    options.strategy = RemaskStrategy::LowConfidenceStatic;
+    options.maxTokens = 24;
+    options.maskId = 95;
+    const std::vector<std::vector<std::int64_t>> prompts = {
+        {3, 14, 15, 92, 65, 35, 89}, {7, 1, 8, 28}, {27, 18, 28, 18, 28, 45, 90, 45, 23, 53}};
+    Qwen3Network network(*model);
+    const auto eagerTokens = generate(network, prompts, options);
+    model->setCudaGraphs(true);
+    const auto graphTokens = generate(network, prompts, options);
+    for (size_t i = 0; i < prompts.size(); ++i) {
+        const auto alone = generate(network, {prompts[i]}, options);
+        if (graphTokens[i].tokens != eagerTokens[i].tokens)
+            throw Error("sequence " + std::to_string(i) + " decodes differently with CUDA graphs");
+        if (alone[0].tokens != graphTokens[i].tokens)
+            throw Error("sequence " + std::to_string(i) +
+                        " decodes differently alone and in a batch");
+    }
+    result.message = message + "cached decoding within " + format(std::max(graphs, eager)) +
+                     " (graphs and eager); batched greedy decoding identical with and without "
+                     "graphs and alone";
+}
+
+} // namespace dice

@@ -1,0 +1,782 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#if DICE_TORCH_CUDA
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+#include "core/model/qwen3_model.h"
+
+#include "core/model/safetensors.h"
+#include "core/model/safetensors_torch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
+
+#define DICE_TORCH_AT_LEAST(major, minor)                                                          \
+    (TORCH_VERSION_MAJOR > (major) ||                                                              \
+     (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+
+namespace dice {
+
+namespace {
+
+// Query tokens per prefill chunk.
+constexpr std::int64_t kPrefillChunk = 1024;
+
+at::ScalarType scalarType(ModelDType dtype) {
+    switch (dtype) {
+    case ModelDType::BFloat16:
+        return at::kBFloat16;
+    case ModelDType::Float16:
+        return at::kHalf;
+    case ModelDType::Float32:
+        break;
+    }
+    return at::kFloat;
+}
+
+at::Device torchDevice(const ModelPlacement& placement) {
+    if (placement.device == ModelDevice::Cuda)
+        return at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(placement.deviceIndex));
+    return at::Device(at::kCPU);
+}
+
+struct Layer {
+    at::Tensor inputNorm;
+    at::Tensor qkv;     // [(heads + 2 kv_heads) * head_dim, hidden]: q, k, v stacked
+    at::Tensor qkvBias; // undefined without attention_bias
+    at::Tensor qNorm;
+    at::Tensor kNorm;
+    at::Tensor o;
+    at::Tensor oBias;
+    at::Tensor postNorm;
+    at::Tensor gateUp; // [2 * intermediate, hidden]: gate, up stacked
+    at::Tensor down;
+};
+
+struct Projected {
+    at::Tensor q; // [n, T, heads, D]
+    at::Tensor k; // [n, T, kv_heads, D]
+    at::Tensor v; // [n, T, kv_heads, D]
+};
+
+// One expected weight of the checkpoint.
+struct Expected {
+    std::string name;
+    std::vector<std::int64_t> shape;
+    bool optional = false;
+};
+
+std::vector<Expected> expectedWeights(const ModelConfig& c) {
+    const std::int64_t h = c.hiddenSize, q = c.numHeads * c.headDim, kv = c.numKvHeads * c.headDim;
+    std::vector<Expected> list;
+    list.push_back({"model.embed_tokens.weight", {c.vocabSize, h}});
+    for (std::int64_t i = 0; i < c.numLayers; ++i) {
+        const std::string p = "model.layers." + std::to_string(i) + ".";
+        list.push_back({p + "input_layernorm.weight", {h}});
+        list.push_back({p + "self_attn.q_proj.weight", {q, h}});
+        list.push_back({p + "self_attn.k_proj.weight", {kv, h}});
+        list.push_back({p + "self_attn.v_proj.weight", {kv, h}});
+        list.push_back({p + "self_attn.o_proj.weight", {h, q}});
+        if (c.attentionBias) {
+            list.push_back({p + "self_attn.q_proj.bias", {q}});
+            list.push_back({p + "self_attn.k_proj.bias", {kv}});
+            list.push_back({p + "self_attn.v_proj.bias", {kv}});
+            list.push_back({p + "self_attn.o_proj.bias", {h}});
+        }
+        list.push_back({p + "self_attn.q_norm.weight", {c.headDim}});
+        list.push_back({p + "self_attn.k_norm.weight", {c.headDim}});
+        list.push_back({p + "post_attention_layernorm.weight", {h}});
+        list.push_back({p + "mlp.gate_proj.weight", {c.intermediateSize, h}});
+        list.push_back({p + "mlp.up_proj.weight", {c.intermediateSize, h}});
+        list.push_back({p + "mlp.down_proj.weight", {h, c.intermediateSize}});
+    }
+    list.push_back({"model.norm.weight", {h}});
+    list.push_back({"lm_head.weight", {c.vocabSize, h}, c.tieWordEmbeddings});
+    return list;
+}
+
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+    std::string out = "[";
+    for (size_t i = 0; i < shape.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+} // namespace
+
+std::optional<ModelDType> parseModelDType(const std::string& text) {
+    if (text == "bf16" || text == "bfloat16")
+        return ModelDType::BFloat16;
+    if (text == "fp16" || text == "float16" || text == "f16")
+        return ModelDType::Float16;
+    if (text == "fp32" || text == "float32" || text == "f32")
+        return ModelDType::Float32;
+    return std::nullopt;
+}
+
+std::string toString(ModelDType dtype) {
+    switch (dtype) {
+    case ModelDType::BFloat16:
+        return "bf16";
+    case ModelDType::Float16:
+        return "fp16";
+    case ModelDType::Float32:
+        break;
+    }
+    return "fp32";
+}
+
+int elementBytes(ModelDType dtype) {
+    return dtype == ModelDType::Float32 ? 4 : 2;
+}
+
+struct Qwen3Model::Impl {
+    ModelConfig config;
+    GenerationConfig generation;
+    ModelPlacement placement;
+    at::TensorOptions options;
+    at::Tensor embed;
+    at::Tensor finalNorm;
+    at::Tensor lmHead; // the embedding itself when tied
+    std::vector<Layer> layers;
+    at::Tensor invFreq; // float32 [head_dim / 2]
+
+    std::vector<at::Tensor> cacheK; // per layer [rows, kv_heads, capacity, head_dim]
+    std::vector<at::Tensor> cacheV;
+    std::int64_t rows = 0;
+    std::int64_t capacity = 0;
+    std::vector<std::int64_t> lengths;
+
+    bool graphsEnabled = true;
+#if DICE_TORCH_CUDA
+    struct Graph {
+        std::unique_ptr<at::cuda::CUDAGraph> graph;
+        at::Tensor tokens;
+        at::Tensor starts;
+        at::Tensor logits;
+    };
+    // By rows, block length, attention span and whether logits are read.
+    std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool>, Graph> graphs;
+#endif
+
+    std::int64_t H() const {
+        return config.numHeads;
+    }
+    std::int64_t KV() const {
+        return config.numKvHeads;
+    }
+    std::int64_t D() const {
+        return config.headDim;
+    }
+    double scale() const {
+        return 1.0 / std::sqrt(static_cast<double>(config.headDim));
+    }
+
+    void finishSetup() {
+        options =
+            at::TensorOptions().dtype(scalarType(placement.dtype)).device(torchDevice(placement));
+        // The same float32 arithmetic as transformers' default rotary embedding.
+        const auto exponent =
+            at::arange(0, D(), 2, at::TensorOptions().dtype(at::kLong)).to(at::kFloat) /
+            static_cast<double>(D());
+        invFreq = at::pow(config.ropeTheta, exponent).reciprocal();
+        if (config.ropeLinearFactor != 1.0)
+            invFreq = invFreq / config.ropeLinearFactor;
+        invFreq = invFreq.to(options.device());
+        if (config.tieWordEmbeddings)
+            lmHead = embed;
+    }
+
+    // transformers' Qwen3RMSNorm: normalise in float32, round to the input dtype, then scale.
+    at::Tensor rmsNorm(const at::Tensor& x, const at::Tensor& weight) const {
+        const auto xf = x.to(at::kFloat);
+        const auto variance = xf.pow(2).mean(-1, true);
+        return weight * (xf * at::rsqrt(variance + config.rmsNormEps)).to(x.scalar_type());
+    }
+
+    // cos and sin for positions [n, T], as [n, T, 1, D] in the model's dtype; sin carries the
+    // sign of rotate_half so that rotate_half(x) * sin == roll(x) * signedSin exactly.
+    std::pair<at::Tensor, at::Tensor> rope(const at::Tensor& positions) const {
+        const auto angles = positions.to(at::kFloat).unsqueeze(-1) * invFreq;
+        const auto c = angles.cos();
+        const auto s = angles.sin();
+        const auto cosFull = at::cat({c, c}, -1).to(options.dtype().toScalarType());
+        const auto sinSigned = at::cat({-s, s}, -1).to(options.dtype().toScalarType());
+        return {cosFull.unsqueeze(2), sinSigned.unsqueeze(2)};
+    }
+
+    Projected project(const Layer& layer, const at::Tensor& x, const at::Tensor& cos,
+                      const at::Tensor& sin) const {
+        const std::int64_t n = x.size(0), T = x.size(1);
+        const auto hidden = rmsNorm(x, layer.inputNorm);
+        const auto qkv =
+            at::linear(hidden, layer.qkv, layer.qkvBias).view({n, T, H() + 2 * KV(), D()});
+        // q_norm and k_norm in one pass over the q and k heads.
+        const auto normWeight =
+            at::cat({layer.qNorm.expand({H(), D()}), layer.kNorm.expand({KV(), D()})}, 0);
+        auto qk = rmsNorm(qkv.narrow(2, 0, H() + KV()), normWeight);
+        qk = qk * cos + qk.roll(D() / 2, -1) * sin;
+        return {qk.narrow(2, 0, H()), qk.narrow(2, H(), KV()), qkv.narrow(2, H() + KV(), KV())};
+    }
+
+    at::Tensor finishLayer(const Layer& layer, const at::Tensor& x,
+                           const at::Tensor& attention) const {
+        const auto y = x + at::linear(attention, layer.o, layer.oBias);
+        const auto hidden = rmsNorm(y, layer.postNorm);
+        const auto gateUp = at::linear(hidden, layer.gateUp);
+        const std::int64_t I = config.intermediateSize;
+        const auto act = at::silu(gateUp.narrow(-1, 0, I)) * gateUp.narrow(-1, I, I);
+        return y + at::linear(act, layer.down);
+    }
+
+    // Grouped-query attention without copying keys and values per query head: the g query heads
+    // that share a key/value head are folded into the query length, [n, kv, g * T, D], which is
+    // exact because every head of a group sees the same keys under the same mask.
+    // q [n, T, H, D]; k, v [n, kv, S, D]; mask bool [n, 1, T or 1, S] or undefined.
+    at::Tensor attendFolded(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                            const at::Tensor& mask) const {
+        const std::int64_t n = q.size(0), T = q.size(1), g = H() / KV();
+        const auto folded =
+            q.reshape({n, T, KV(), g, D()}).permute({0, 2, 3, 1, 4}).reshape({n, KV(), g * T, D()});
+#if DICE_TORCH_AT_LEAST(2, 0)
+        at::Tensor foldedMask;
+        if (mask.defined())
+            foldedMask = mask.size(2) == 1 ? mask : mask.repeat({1, 1, g, 1});
+#if DICE_TORCH_AT_LEAST(2, 1)
+        const auto out =
+            at::scaled_dot_product_attention(folded, k, v, foldedMask, 0.0, false, scale());
+#else
+        const auto out = at::scaled_dot_product_attention(folded, k, v, foldedMask, 0.0, false);
+#endif
+#else
+        const std::int64_t S = k.size(2);
+        auto scores = at::matmul(folded, k.transpose(-1, -2)) * scale();
+        if (mask.defined())
+            scores = scores.view({n, KV(), g, T, S})
+                         .masked_fill(mask.logical_not().unsqueeze(2),
+                                      -std::numeric_limits<float>::infinity())
+                         .view({n, KV(), g * T, S});
+        const auto probabilities = at::softmax(scores, -1, at::kFloat).to(q.scalar_type());
+        const auto out = at::matmul(probabilities, v);
+#endif
+        return out.view({n, KV(), g, T, D()}).permute({0, 3, 1, 2, 4}).reshape({n, T, H() * D()});
+    }
+
+    at::Tensor logits(const at::Tensor& x) const {
+        return at::linear(rmsNorm(x, finalNorm), lmHead).to(at::kFloat);
+    }
+
+    // One block of T tokens per row for rows [0, n): positions start at `starts` (int64 [n] on the
+    // device); the block's keys and values go to the cache at those positions, and attention
+    // reads the first `span` cache positions, masked to each row's start + T unless `uniform`.
+    at::Tensor blockBody(const at::Tensor& tokens, const at::Tensor& starts, std::int64_t span,
+                         bool uniform, bool wantLogits) {
+        const std::int64_t n = tokens.size(0), T = tokens.size(1);
+        const auto longOptions = at::TensorOptions().dtype(at::kLong).device(options.device());
+        const auto offsets = at::arange(T, longOptions);
+        const auto positions = starts.unsqueeze(1) + offsets;
+        at::Tensor mask;
+        if (!uniform)
+            mask = (at::arange(span, longOptions).unsqueeze(0) < (starts + T).unsqueeze(1))
+                       .view({n, 1, 1, span});
+        const auto rowHeads = at::arange(n * KV(), longOptions).view({n, KV(), 1}) * capacity;
+        const auto index = (rowHeads + starts.view({n, 1, 1}) + offsets.view({1, 1, T})).view({-1});
+        const auto [cos, sin] = rope(positions);
+        auto x = at::embedding(embed, tokens);
+        for (size_t l = 0; l < layers.size(); ++l) {
+            const auto p = project(layers[l], x, cos, sin);
+            cacheK[l].view({-1, D()}).index_copy_(0, index, p.k.transpose(1, 2).reshape({-1, D()}));
+            cacheV[l].view({-1, D()}).index_copy_(0, index, p.v.transpose(1, 2).reshape({-1, D()}));
+            const auto keys = cacheK[l].narrow(0, 0, n).narrow(2, 0, span);
+            const auto values = cacheV[l].narrow(0, 0, n).narrow(2, 0, span);
+            x = finishLayer(layers[l], x, attendFolded(p.q, keys, values, mask));
+        }
+        return wantLogits ? logits(x) : at::Tensor();
+    }
+
+#if DICE_TORCH_CUDA
+    at::Tensor graphBlockPass(const at::Tensor& tokens, const at::Tensor& starts, std::int64_t span,
+                              bool wantLogits) {
+        const std::int64_t n = tokens.size(0), T = tokens.size(1);
+        const auto key = std::make_tuple(n, T, span, wantLogits);
+        auto found = graphs.find(key);
+        if (found == graphs.end()) {
+            Graph entry;
+            entry.tokens = tokens.to(options.device()).clone();
+            entry.starts = starts.to(options.device()).clone();
+            c10::cuda::CUDAGuard deviceGuard(options.device());
+            c10::cuda::device_synchronize();
+            auto side = c10::cuda::getStreamFromPool(false, options.device().index());
+            {
+                c10::cuda::CUDAStreamGuard streamGuard(side);
+                // The first run creates the library handles and workspaces outside the capture.
+                blockBody(entry.tokens, entry.starts, span, false, wantLogits);
+                side.synchronize();
+                entry.graph = std::make_unique<at::cuda::CUDAGraph>();
+                entry.graph->capture_begin();
+                entry.logits = blockBody(entry.tokens, entry.starts, span, false, wantLogits);
+                entry.graph->capture_end();
+                side.synchronize();
+            }
+            found = graphs.emplace(key, std::move(entry)).first;
+        }
+        auto& entry = found->second;
+        entry.tokens.copy_(tokens, true);
+        entry.starts.copy_(starts, true);
+        entry.graph->replay();
+        return wantLogits ? entry.logits.clone() : at::Tensor();
+    }
+#endif
+
+    void checkRows(std::int64_t n, const char* what) const {
+        if (rows == 0)
+            throw Error(std::string(what) + ": the key/value cache is not allocated");
+        if (n <= 0 || n > rows)
+            throw Error(std::string(what) + ": " + std::to_string(n) + " rows, the cache has " +
+                        std::to_string(rows));
+    }
+
+    std::uint64_t weightBytes() const {
+        std::uint64_t total = 0;
+        auto add = [&](const at::Tensor& t) {
+            if (t.defined())
+                total += static_cast<std::uint64_t>(t.numel()) * t.element_size();
+        };
+        add(embed);
+        add(finalNorm);
+        if (!config.tieWordEmbeddings)
+            add(lmHead);
+        for (const auto& l : layers)
+            for (const auto* t : {&l.inputNorm, &l.qkv, &l.qkvBias, &l.qNorm, &l.kNorm, &l.o,
+                                  &l.oBias, &l.postNorm, &l.gateUp, &l.down})
+                add(*t);
+        return total;
+    }
+};
+
+Qwen3Model::Qwen3Model(std::unique_ptr<Impl> impl)
+    : d(std::move(impl)) {}
+Qwen3Model::~Qwen3Model() = default;
+
+std::unique_ptr<Qwen3Model> Qwen3Model::load(const std::string& folder,
+                                             const LoadOptions& options) {
+    namespace fs = std::filesystem;
+    if (!fs::is_directory(folder))
+        throw FileError(folder, "is not a folder");
+    auto impl = std::make_unique<Impl>();
+    const std::string configPath = (fs::path(folder) / "config.json").string();
+    if (!fs::exists(configPath))
+        throw FileError(configPath, "is missing: a checkpoint folder needs config.json");
+    impl->config = loadModelConfig(configPath);
+    const std::string generationPath = (fs::path(folder) / "generation_config.json").string();
+    if (fs::exists(generationPath))
+        impl->generation = loadGenerationConfig(generationPath);
+    impl->placement = options.placement;
+    if (options.placement.device == ModelDevice::Cuda && !torch::cuda::is_available())
+        throw Error("cannot load the model onto CUDA: LibTorch sees no GPU");
+    const auto& config = impl->config;
+
+    const auto checkpoint = SafetensorsCheckpoint::openFolder(folder);
+    const auto expected = expectedWeights(config);
+    std::set<std::string> known;
+    std::uint64_t total = 0;
+    int count = 0;
+    for (const auto& e : expected) {
+        known.insert(e.name);
+        const auto* t = checkpoint.find(e.name);
+        if (!t) {
+            if (e.optional)
+                continue;
+            throw FileError(checkpoint.origin(), "has no tensor '" + e.name + "', which a " +
+                                                     config.modelType + " network with " +
+                                                     std::to_string(config.numLayers) +
+                                                     " layers needs (config.json)");
+        }
+        if (t->entry->shape != e.shape)
+            throw FileError(t->file->path(), "tensor '" + e.name + "' has the shape " +
+                                                 shapeText(t->entry->shape) +
+                                                 ", config.json implies " + shapeText(e.shape));
+        const auto dtype = t->entry->dtype;
+        if (dtype != SafetensorsDType::BF16 && dtype != SafetensorsDType::F16 &&
+            dtype != SafetensorsDType::F32 && dtype != SafetensorsDType::F64)
+            throw FileError(t->file->path(), "tensor '" + e.name + "' has the dtype " +
+                                                 std::string(toString(dtype)) +
+                                                 ", not a floating-point type");
+        if (!e.optional) {
+            total += t->entry->bytes();
+            ++count;
+        }
+    }
+    for (const auto& [name, t] : checkpoint.tensors()) {
+        // Older exports carry the rotary frequencies, which are recomputed from rope_theta.
+        const bool rotaryBuffer =
+            name.size() > 19 && name.compare(name.size() - 19, 19, "rotary_emb.inv_freq") == 0;
+        if (!known.count(name) && !rotaryBuffer)
+            throw FileError(t.file->path(),
+                            "has the tensor '" + name + "', which is not part of a " +
+                                config.modelType + " network with " +
+                                std::to_string(config.numLayers) + " layers (config.json)");
+    }
+
+    at::NoGradGuard noGrad;
+    const auto target = at::TensorOptions()
+                            .dtype(scalarType(options.placement.dtype))
+                            .device(torchDevice(options.placement));
+    std::uint64_t done = 0;
+    int index = 0;
+    auto fetch = [&](const std::string& name) -> at::Tensor {
+        const auto* t = checkpoint.find(name);
+        if (!t)
+            return {};
+        if (options.cancel && options.cancel->load())
+            throw LoadCancelled();
+        if (options.progress)
+            options.progress({done, total, name, index, count});
+        auto tensor = safetensorsTensor(t->file, *t->entry)
+                          .to(target.device(), target.dtype().toScalarType(), false, true);
+        done += t->entry->bytes();
+        ++index;
+        return tensor;
+    };
+
+    impl->embed = fetch("model.embed_tokens.weight");
+    for (std::int64_t i = 0; i < config.numLayers; ++i) {
+        const std::string p = "model.layers." + std::to_string(i) + ".";
+        Layer layer;
+        layer.inputNorm = fetch(p + "input_layernorm.weight");
+        {
+            const auto q = fetch(p + "self_attn.q_proj.weight");
+            const auto k = fetch(p + "self_attn.k_proj.weight");
+            const auto v = fetch(p + "self_attn.v_proj.weight");
+            layer.qkv = at::cat({q, k, v}, 0);
+        }
+        layer.o = fetch(p + "self_attn.o_proj.weight");
+        if (config.attentionBias) {
+            const auto qb = fetch(p + "self_attn.q_proj.bias");
+            const auto kb = fetch(p + "self_attn.k_proj.bias");
+            const auto vb = fetch(p + "self_attn.v_proj.bias");
+            layer.qkvBias = at::cat({qb, kb, vb}, 0);
+            layer.oBias = fetch(p + "self_attn.o_proj.bias");
+        }
+        layer.qNorm = fetch(p + "self_attn.q_norm.weight");
+        layer.kNorm = fetch(p + "self_attn.k_norm.weight");
+        layer.postNorm = fetch(p + "post_attention_layernorm.weight");
+        {
+            const auto gate = fetch(p + "mlp.gate_proj.weight");
+            const auto up = fetch(p + "mlp.up_proj.weight");
+            layer.gateUp = at::cat({gate, up}, 0);
+        }
+        layer.down = fetch(p + "mlp.down_proj.weight");
+        impl->layers.push_back(std::move(layer));
+    }
+    impl->finalNorm = fetch("model.norm.weight");
+    if (!config.tieWordEmbeddings)
+        impl->lmHead = fetch("lm_head.weight");
+    if (options.progress)
+        options.progress({done, total, std::string(), index, count});
+    impl->finishSetup();
+    return std::unique_ptr<Qwen3Model>(new Qwen3Model(std::move(impl)));
+}
+
+std::unique_ptr<Qwen3Model> Qwen3Model::random(const ModelConfig& config,
+                                               const ModelPlacement& placement, std::uint64_t seed,
+                                               double stddev) {
+    config.validate("random model configuration");
+    if (placement.device == ModelDevice::Cuda && !torch::cuda::is_available())
+        throw Error("cannot build the model on CUDA: LibTorch sees no GPU");
+    auto impl = std::make_unique<Impl>();
+    impl->config = config;
+    impl->placement = placement;
+    at::NoGradGuard noGrad;
+    torch::manual_seed(seed);
+    const auto target =
+        at::TensorOptions().dtype(scalarType(placement.dtype)).device(torchDevice(placement));
+    auto weight = [&](std::vector<std::int64_t> shape) {
+        return (at::randn(shape, target) * stddev).contiguous();
+    };
+    auto norm = [&](std::int64_t size) { return 1.0 + 0.1 * at::randn({size}, target); };
+    const std::int64_t h = config.hiddenSize, q = config.numHeads * config.headDim,
+                       kv = config.numKvHeads * config.headDim, I = config.intermediateSize;
+    impl->embed = weight({config.vocabSize, h});
+    for (std::int64_t i = 0; i < config.numLayers; ++i) {
+        Layer layer;
+        layer.inputNorm = norm(h);
+        layer.qkv = weight({q + 2 * kv, h});
+        layer.o = weight({h, q});
+        if (config.attentionBias) {
+            layer.qkvBias = weight({q + 2 * kv});
+            layer.oBias = weight({h});
+        }
+        layer.qNorm = norm(config.headDim);
+        layer.kNorm = norm(config.headDim);
+        layer.postNorm = norm(h);
+        layer.gateUp = weight({2 * I, h});
+        layer.down = weight({h, I});
+        impl->layers.push_back(std::move(layer));
+    }
+    impl->finalNorm = norm(h);
+    if (!config.tieWordEmbeddings)
+        impl->lmHead = weight({config.vocabSize, h});
+    impl->finishSetup();
+    return std::unique_ptr<Qwen3Model>(new Qwen3Model(std::move(impl)));
+}
+
+const ModelConfig& Qwen3Model::config() const {
+    return d->config;
+}
+
+const GenerationConfig& Qwen3Model::generationConfig() const {
+    return d->generation;
+}
+
+const ModelPlacement& Qwen3Model::placement() const {
+    return d->placement;
+}
+
+std::uint64_t Qwen3Model::weightBytes() const {
+    return d->weightBytes();
+}
+
+at::Tensor Qwen3Model::forward(const at::Tensor& tokens, const at::Tensor& positions,
+                               const at::Tensor& mask) const {
+    if (tokens.dim() != 2 || positions.sizes() != tokens.sizes())
+        throw Error("forward: tokens and positions must both be [batch, length]");
+    const std::int64_t n = tokens.size(0), T = tokens.size(1);
+    if (mask.defined() && (mask.dim() != 4 || mask.size(0) != n || mask.size(1) != 1 ||
+                           mask.size(2) != T || mask.size(3) != T))
+        throw Error("forward: the mask must be [batch, 1, length, length]");
+    const auto device = d->options.device();
+    const auto tok = tokens.to(device, at::kLong);
+    const auto [cos, sin] = d->rope(positions.to(device, at::kLong));
+    const auto m = mask.defined() ? mask.to(device, at::kBool) : at::Tensor();
+    auto x = at::embedding(d->embed, tok);
+    for (const auto& layer : d->layers) {
+        const auto p = d->project(layer, x, cos, sin);
+        const auto k = p.k.transpose(1, 2);
+        const auto v = p.v.transpose(1, 2);
+#if DICE_TORCH_AT_LEAST(2, 5)
+        const auto out = at::scaled_dot_product_attention(p.q.transpose(1, 2), k, v, m, 0.0, false,
+                                                          d->scale(), true);
+        const auto attention = out.transpose(1, 2).reshape({n, T, d->H() * d->D()});
+#else
+        const auto attention = d->attendFolded(p.q, k, v, m);
+#endif
+        x = d->finishLayer(layer, x, attention);
+    }
+    return d->logits(x);
+}
+
+void Qwen3Model::allocateCache(std::int64_t rows, std::int64_t capacity) {
+    if (rows <= 0 || capacity <= 0)
+        throw Error("the key/value cache needs at least one row and one position");
+    c10::InferenceMode inference;
+#if DICE_TORCH_CUDA
+    d->graphs.clear();
+#endif
+    d->cacheK.clear();
+    d->cacheV.clear();
+    for (size_t l = 0; l < d->layers.size(); ++l) {
+        d->cacheK.push_back(at::zeros({rows, d->KV(), capacity, d->D()}, d->options));
+        d->cacheV.push_back(at::zeros({rows, d->KV(), capacity, d->D()}, d->options));
+    }
+    d->rows = rows;
+    d->capacity = capacity;
+    d->lengths.assign(static_cast<size_t>(rows), 0);
+}
+
+void Qwen3Model::clearCache() {
+    std::fill(d->lengths.begin(), d->lengths.end(), 0);
+}
+
+std::int64_t Qwen3Model::cacheRows() const {
+    return d->rows;
+}
+
+std::int64_t Qwen3Model::cacheCapacity() const {
+    return d->capacity;
+}
+
+const std::vector<std::int64_t>& Qwen3Model::cacheLengths() const {
+    return d->lengths;
+}
+
+void Qwen3Model::prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths,
+                         std::int64_t blockLength) {
+    if (tokens.dim() != 2)
+        throw Error("prefill: tokens must be [rows, length]");
+    const std::int64_t n = tokens.size(0), T = tokens.size(1);
+    d->checkRows(n, "prefill");
+    if (static_cast<std::int64_t>(lengths.size()) != n)
+        throw Error("prefill: one length per row is needed");
+    if (T > d->capacity)
+        throw Error("prefill: " + std::to_string(T) + " tokens exceed the cache capacity of " +
+                    std::to_string(d->capacity));
+    if (blockLength <= 0)
+        throw Error("prefill: the block length must be positive");
+    for (auto len : lengths)
+        if (len < 0 || len > T)
+            throw Error("prefill: a row length is outside 0.." + std::to_string(T));
+    c10::InferenceMode inference;
+    const auto device = d->options.device();
+    const auto longOptions = at::TensorOptions().dtype(at::kLong);
+    const auto rowLengths = at::tensor(lengths, longOptions).view({n, 1, 1});
+    const auto tokensOnDevice = tokens.to(device, at::kLong);
+    // Long prompts go in chunks of whole blocks, each attending to the cache written so far, so
+    // that the attention scores stay small.
+    const std::int64_t chunk = std::max<std::int64_t>(1, kPrefillChunk / blockLength) * blockLength;
+    for (std::int64_t begin = 0; begin < T; begin += chunk) {
+        const std::int64_t end = std::min(T, begin + chunk), C = end - begin;
+        const auto queries = at::arange(begin, end, longOptions);
+        const auto keys = at::arange(end, longOptions);
+        const auto blockCausal = at::div(keys, blockLength, "floor").unsqueeze(0) <=
+                                 at::div(queries, blockLength, "floor").unsqueeze(1);
+        const auto valid = keys.view({1, 1, end}) < rowLengths;
+        // Padding queries attend to themselves so that no row of the softmax is empty.
+        const auto self = keys.unsqueeze(0) == queries.unsqueeze(1);
+        const auto mask =
+            ((blockCausal.unsqueeze(0) & valid) | self.unsqueeze(0)).unsqueeze(1).to(device);
+        const auto [cos, sin] = d->rope(queries.unsqueeze(0).expand({n, C}).to(device));
+        auto x = at::embedding(d->embed, tokensOnDevice.narrow(1, begin, C));
+        for (size_t l = 0; l < d->layers.size(); ++l) {
+            const auto p = d->project(d->layers[l], x, cos, sin);
+            d->cacheK[l].narrow(0, 0, n).narrow(2, begin, C).copy_(p.k.transpose(1, 2));
+            d->cacheV[l].narrow(0, 0, n).narrow(2, begin, C).copy_(p.v.transpose(1, 2));
+            const auto k = d->cacheK[l].narrow(0, 0, n).narrow(2, 0, end);
+            const auto v = d->cacheV[l].narrow(0, 0, n).narrow(2, 0, end);
+            x = d->finishLayer(d->layers[l], x, d->attendFolded(p.q, k, v, mask));
+        }
+    }
+    for (std::int64_t i = 0; i < n; ++i)
+        d->lengths[static_cast<size_t>(i)] = lengths[static_cast<size_t>(i)];
+}
+
+at::Tensor Qwen3Model::blockPass(const at::Tensor& tokens, const std::vector<std::uint8_t>& commit,
+                                 bool wantLogits) {
+    if (tokens.dim() != 2)
+        throw Error("blockPass: tokens must be [rows, block]");
+    const std::int64_t n = tokens.size(0), T = tokens.size(1);
+    d->checkRows(n, "blockPass");
+    if (static_cast<std::int64_t>(commit.size()) != n)
+        throw Error("blockPass: one commit flag per row is needed");
+    std::int64_t lowest = d->lengths[0], highest = d->lengths[0];
+    for (std::int64_t i = 0; i < n; ++i) {
+        lowest = std::min(lowest, d->lengths[static_cast<size_t>(i)]);
+        highest = std::max(highest, d->lengths[static_cast<size_t>(i)]);
+    }
+    if (highest + T > d->capacity)
+        throw Error("blockPass: the block would end at " + std::to_string(highest + T) +
+                    ", past the cache capacity of " + std::to_string(d->capacity));
+    c10::InferenceMode inference;
+    const auto starts =
+        at::tensor(std::vector<std::int64_t>(d->lengths.begin(), d->lengths.begin() + n),
+                   at::TensorOptions().dtype(at::kLong));
+    at::Tensor out;
+    const std::int64_t span = highest + T;
+#if DICE_TORCH_CUDA
+    if (d->graphsEnabled && d->options.device().is_cuda()) {
+        // Spans are rounded up so that one captured graph serves many blocks.
+        constexpr std::int64_t kSpanStep = 256;
+        const std::int64_t bucket =
+            std::min(d->capacity, (span + kSpanStep - 1) / kSpanStep * kSpanStep);
+        out = d->graphBlockPass(tokens.to(at::kLong), starts, bucket, wantLogits);
+    } else
+#endif
+    {
+        out = d->blockBody(tokens.to(d->options.device(), at::kLong),
+                           starts.to(d->options.device()), span, lowest == highest, wantLogits);
+    }
+    for (std::int64_t i = 0; i < n; ++i)
+        if (commit[static_cast<size_t>(i)])
+            d->lengths[static_cast<size_t>(i)] += T;
+    return out;
+}
+
+void Qwen3Model::moveCacheRow(std::int64_t from, std::int64_t to) {
+    if (from < 0 || to < 0 || from >= d->rows || to >= d->rows)
+        throw Error("moveCacheRow: row outside the cache");
+    if (from == to)
+        return;
+    c10::InferenceMode inference;
+    const std::int64_t length = d->lengths[static_cast<size_t>(from)];
+    if (length > 0) {
+        for (size_t l = 0; l < d->layers.size(); ++l) {
+            d->cacheK[l][to].narrow(1, 0, length).copy_(d->cacheK[l][from].narrow(1, 0, length));
+            d->cacheV[l][to].narrow(1, 0, length).copy_(d->cacheV[l][from].narrow(1, 0, length));
+        }
+    }
+    d->lengths[static_cast<size_t>(to)] = length;
+}
+
+void Qwen3Model::setCudaGraphs(bool enabled) {
+    d->graphsEnabled = enabled;
+#if DICE_TORCH_CUDA
+    if (!enabled)
+        d->graphs.clear();
+#endif
+}
+
+bool Qwen3Model::cudaGraphsActive() const {
+#if DICE_TORCH_CUDA
+    return d->graphsEnabled && d->options.device().is_cuda();
+#else
+    return false;
+#endif
+}
+
+std::vector<std::pair<std::string, at::Tensor>> Qwen3Model::namedWeights() const {
+    const auto& c = d->config;
+    const std::int64_t q = c.numHeads * c.headDim, kv = c.numKvHeads * c.headDim,
+                       I = c.intermediateSize;
+    std::vector<std::pair<std::string, at::Tensor>> out;
+    out.emplace_back("model.embed_tokens.weight", d->embed);
+    for (size_t i = 0; i < d->layers.size(); ++i) {
+        const auto& l = d->layers[i];
+        const std::string p = "model.layers." + std::to_string(i) + ".";
+        out.emplace_back(p + "input_layernorm.weight", l.inputNorm);
+        out.emplace_back(p + "self_attn.q_proj.weight", l.qkv.narrow(0, 0, q));
+        out.emplace_back(p + "self_attn.k_proj.weight", l.qkv.narrow(0, q, kv));
+        out.emplace_back(p + "self_attn.v_proj.weight", l.qkv.narrow(0, q + kv, kv));
+        out.emplace_back(p + "self_attn.o_proj.weight", l.o);
+        if (l.qkvBias.defined()) {
+            out.emplace_back(p + "self_attn.q_proj.bias", l.qkvBias.narrow(0, 0, q));
+            out.emplace_back(p + "self_attn.k_proj.bias", l.qkvBias.narrow(0, q, kv));
+            out.emplace_back(p + "self_attn.v_proj.bias", l.qkvBias.narrow(0, q + kv, kv));
+            out.emplace_back(p + "self_attn.o_proj.bias", l.oBias);
+        }
+        out.emplace_back(p + "self_attn.q_norm.weight", l.qNorm);
+        out.emplace_back(p + "self_attn.k_norm.weight", l.kNorm);
+        out.emplace_back(p + "post_attention_layernorm.weight", l.postNorm);
+        out.emplace_back(p + "mlp.gate_proj.weight", l.gateUp.narrow(0, 0, I));
+        out.emplace_back(p + "mlp.up_proj.weight", l.gateUp.narrow(0, I, I));
+        out.emplace_back(p + "mlp.down_proj.weight", l.down);
+    }
+    out.emplace_back("model.norm.weight", d->finalNorm);
+    if (!c.tieWordEmbeddings)
+        out.emplace_back("lm_head.weight", d->lmHead);
+    return out;
+}
+
+std::vector<at::Tensor> Qwen3Model::parameters() const {
+    std::vector<at::Tensor> out = {d->embed, d->finalNorm};
+    if (!d->config.tieWordEmbeddings)
+        out.push_back(d->lmHead);
+    for (const auto& l : d->layers)
+        for (const auto* t : {&l.inputNorm, &l.qkv, &l.qkvBias, &l.qNorm, &l.kNorm, &l.o, &l.oBias,
+                              &l.postNorm, &l.gateUp, &l.down})
+            if (t->defined())
+                out.push_back(*t);
+    return out;
+}
+
+} // namespace dice

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/common/error.h"
+#include "core/model/model_config.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace at {
+class Tensor;
+}
+
+namespace dice {
+
+enum class ModelDevice { Cpu, Cuda };
+enum class ModelDType { BFloat16, Float16, Float32 };
+
+// "bf16", "fp16", "fp32" (also "bfloat16", "float16", "float32").
+std::optional<ModelDType> parseModelDType(const std::string& text);
+std::string toString(ModelDType dtype);
+int elementBytes(ModelDType dtype);
+
+struct ModelPlacement {
+    ModelDevice device = ModelDevice::Cpu;
+    int deviceIndex = 0;
+    ModelDType dtype = ModelDType::Float32;
+};
+
+struct LoadProgress {
+    std::uint64_t bytesDone = 0;
+    std::uint64_t bytesTotal = 0;
+    std::string tensor; // the tensor being loaded
+    int tensorIndex = 0;
+    int tensorCount = 0;
+};
+
+struct LoadOptions {
+    ModelPlacement placement;
+    std::function<void(const LoadProgress&)> progress;
+    // Checked between tensors; loading ends with LoadCancelled when it is set.
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+class LoadCancelled : public Error {
+public:
+    LoadCancelled()
+        : Error("loading the model was cancelled") {}
+};
+
+// The Qwen3 decoder (which SDAR checkpoints use unchanged) in LibTorch: embedding; per layer
+// RMSNorm, fused q/k/v projection, per-head RMSNorm of q and k, rotary embeddings (rotate-half,
+// cos/sin in fp32 from absolute positions), grouped-query attention, o_proj, residual, RMSNorm,
+// SwiGLU with fused gate/up projection, residual; final RMSNorm and lm_head.
+//
+// Two ways to run it:
+// - forward(): tokens, positions and any boolean attention mask, no cache, differentiable (for
+//   training with block-diffusion masks).
+// - the cached passes SDAR decoding needs, over a preallocated per-layer key/value cache of shape
+//   [rows, kv_heads, capacity, head_dim] with one length per row: prefill() of whole blocks with a
+//   block-causal mask; blockPass() of one block per row that attends to the row's cache and to the
+//   whole block, and that either leaves the cache's length as it was (denoising) or appends the
+//   block (commit).
+// Not thread-safe: one owner thread runs it.
+class Qwen3Model {
+public:
+    // Reads config.json, generation_config.json (optional) and model.safetensors or its sharded
+    // index from a Hugging Face folder. Every tensor's name and shape is checked against the
+    // configuration. Throws FileError naming the file and the problem, LoadCancelled when
+    // cancelled.
+    static std::unique_ptr<Qwen3Model> load(const std::string& folder, const LoadOptions& options);
+    // Random weights (normal with the given deviation, norms around 1) in the configuration's
+    // shapes, built directly on the device: for benchmarks and tests.
+    static std::unique_ptr<Qwen3Model> random(const ModelConfig& config,
+                                              const ModelPlacement& placement, std::uint64_t seed,
+                                              double stddev = 0.02);
+    ~Qwen3Model();
+    Qwen3Model(const Qwen3Model&) = delete;
+    Qwen3Model& operator=(const Qwen3Model&) = delete;
+
+    const ModelConfig& config() const;
+    const GenerationConfig& generationConfig() const;
+    const ModelPlacement& placement() const;
+    // Bytes of all weights in the model's dtype.
+    std::uint64_t weightBytes() const;
+
+    // tokens [B,T] int64, positions [B,T] int64, mask [B,1,T,T] bool (true: may attend), or an
+    // undefined mask for full attention. Returns logits [B,T,vocab] in float32. Autograd flows to
+    // parameters() when grad mode is on.
+    at::Tensor forward(const at::Tensor& tokens, const at::Tensor& positions,
+                       const at::Tensor& mask) const;
+
+    // Allocates (zeroed) the key/value cache for `rows` sequences of up to `capacity` tokens and
+    // sets every length to 0.
+    void allocateCache(std::int64_t rows, std::int64_t capacity);
+    // Sets every row's length to 0, keeping the memory (and captured graphs).
+    void clearCache();
+    std::int64_t cacheRows() const;
+    std::int64_t cacheCapacity() const;
+    const std::vector<std::int64_t>& cacheLengths() const;
+    // Writes the first tokens.size(0) rows from position 0: row i holds lengths[i] tokens
+    // (positions past it are padding), attending block-causally in blocks of blockLength.
+    void prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths,
+                 std::int64_t blockLength);
+    // One block per row for the first tokens.size(0) rows, at positions length .. length+T-1.
+    // Rows with commit[i] set have the block appended to their cache (length += T); the others'
+    // lengths stay. Returns logits [rows, T, vocab] float32 when wantLogits, else undefined.
+    at::Tensor blockPass(const at::Tensor& tokens, const std::vector<std::uint8_t>& commit,
+                         bool wantLogits);
+    // Moves a row's cache and length to another row (to keep the active rows first).
+    void moveCacheRow(std::int64_t from, std::int64_t to);
+    // Replay block passes on CUDA from captured graphs (on by default where LibTorch has CUDA).
+    void setCudaGraphs(bool enabled);
+    bool cudaGraphsActive() const;
+
+    // The weights under their Hugging Face names; the q/k/v and gate/up entries are views into
+    // the fused tensors.
+    std::vector<std::pair<std::string, at::Tensor>> namedWeights() const;
+    // The tensors an optimizer updates (the fused ones).
+    std::vector<at::Tensor> parameters() const;
+
+private:
+    struct Impl;
+    explicit Qwen3Model(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> d;
+};
+
+} // namespace dice

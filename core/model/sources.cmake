@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+list(APPEND DICE_CORE_PLAIN_SOURCES
+    model/model_config.cpp
+    model/safetensors.cpp
+)
+list(APPEND DICE_CORE_TORCH_SOURCES
+    model/model_bench.cpp
+    model/model_checks.cpp
+    model/qwen3_model.cpp
+    model/safetensors_torch.cpp
+)
