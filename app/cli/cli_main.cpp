@@ -35,6 +35,7 @@ const std::vector<Command>& commands() {
          dice::cli::commandKernelBench},
         {"import", "import KernelBench problems as native tasks (import kernelbench PATH...)",
          dice::cli::commandImport},
+        {"train", "fine-tune a model (train sft --help)", dice::cli::commandTrain},
         {"generate", "generate with SDAR block diffusion (--help)", dice::cli::commandGenerate},
     };
     return list;

@@ -26,5 +26,6 @@ int commandRuns(const Invocation& in);
 int commandKernelBench(const Invocation& in);
 int commandImport(const Invocation& in);
 int commandGenerate(const Invocation& in);
+int commandTrain(const Invocation& in);
 
 } // namespace dice::cli

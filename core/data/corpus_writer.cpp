@@ -109,6 +109,7 @@ std::size_t writeCorpus(const std::string& directory, const std::vector<SynthTas
     if (ec)
         throw FileError(directory, "cannot create the corpus folders: " + ec.message());
     std::string lines;
+    std::string text;
     std::size_t count = 0;
     std::map<std::string, std::map<std::string, int>> families;
     for (const auto& t : tasks) {
@@ -118,11 +119,15 @@ std::size_t writeCorpus(const std::string& directory, const std::vector<SynthTas
                             t.solution);
         for (const auto& e : corpusExamples(t)) {
             lines += toJsonLine(e) + "\n";
+            // The tokenizer learns from what the model reads and writes, training split only.
+            if (t.split == CorpusSplit::Train)
+                text += e.prompt + "\n" + e.answer + "\n";
             ++count;
         }
         ++families[t.family][toString(t.split)];
     }
     writeFileAtomically((fs::path(directory) / "corpus.jsonl").string(), lines);
+    writeFileAtomically((fs::path(directory) / "tokenizer-text.txt").string(), text);
     nlohmann::json manifest;
     manifest["format"] = "dice-corpus/1";
     manifest["seed"] = options.seed;

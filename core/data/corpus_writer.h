@@ -26,7 +26,8 @@ struct CorpusExample {
 std::vector<CorpusExample> corpusExamples(const SynthTask& task);
 
 // Writes DIR/tasks/NAME.json, DIR/solutions/NAME.dice, DIR/corpus.jsonl and DIR/manifest.json
-// (families, splits, counts, the options). Returns the number of examples written.
+// (families, splits, counts, the options), and DIR/tokenizer-text.txt (the training split's
+// prompts and answers as plain text, to train a tokenizer on). Returns the number of examples.
 std::size_t writeCorpus(const std::string& directory, const std::vector<SynthTask>& tasks,
                         const SynthOptions& options);
 

@@ -275,3 +275,57 @@ GenerationConfig loadGenerationConfig(const std::string& path) {
 }
 
 } // namespace dice
+
+namespace dice {
+
+std::string modelConfigToJson(const ModelConfig& c) {
+    json j;
+    j["architectures"] =
+        json::array({c.modelType == "sdar" ? "SDARForCausalLM" : "Qwen3ForCausalLM"});
+    j["model_type"] = c.modelType;
+    j["hidden_size"] = c.hiddenSize;
+    j["num_hidden_layers"] = c.numLayers;
+    j["num_attention_heads"] = c.numHeads;
+    j["num_key_value_heads"] = c.numKvHeads;
+    j["head_dim"] = c.headDim;
+    j["intermediate_size"] = c.intermediateSize;
+    j["vocab_size"] = c.vocabSize;
+    j["hidden_act"] = "silu";
+    j["rope_theta"] = c.ropeTheta;
+    if (c.ropeLinearFactor != 1.0)
+        j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", c.ropeLinearFactor}};
+    else
+        j["rope_scaling"] = nullptr;
+    j["rms_norm_eps"] = c.rmsNormEps;
+    j["tie_word_embeddings"] = c.tieWordEmbeddings;
+    j["attention_bias"] = c.attentionBias;
+    j["attention_dropout"] = 0.0;
+    j["max_position_embeddings"] = c.maxPositionEmbeddings;
+    j["use_sliding_window"] = false;
+    j["block_size"] = c.blockSize;
+    if (c.maskTokenId)
+        j["mask_token_id"] = *c.maskTokenId;
+    if (c.bosTokenId)
+        j["bos_token_id"] = *c.bosTokenId;
+    if (c.padTokenId)
+        j["pad_token_id"] = *c.padTokenId;
+    if (c.eosTokenIds.size() == 1)
+        j["eos_token_id"] = c.eosTokenIds.front();
+    else if (!c.eosTokenIds.empty())
+        j["eos_token_id"] = c.eosTokenIds;
+    j["torch_dtype"] = c.torchDtype;
+    return j.dump(2) + "\n";
+}
+
+std::string generationConfigToJson(const GenerationConfig& g) {
+    json j;
+    if (!g.eosTokenIds.empty())
+        j["eos_token_id"] = g.eosTokenIds;
+    if (g.padTokenId)
+        j["pad_token_id"] = *g.padTokenId;
+    if (g.bosTokenId)
+        j["bos_token_id"] = *g.bosTokenId;
+    return j.dump(2) + "\n";
+}
+
+} // namespace dice

@@ -54,6 +54,11 @@ struct GenerationConfig {
     std::optional<std::int64_t> bosTokenId;
 };
 
+// config.json and generation_config.json as Hugging Face writes them for an SDAR model, so that a
+// model the workbench trains or fine-tunes is read back by the workbench and by transformers.
+std::string modelConfigToJson(const ModelConfig& config);
+std::string generationConfigToJson(const GenerationConfig& config);
+
 GenerationConfig parseGenerationConfig(const std::string& json, const std::string& origin);
 GenerationConfig loadGenerationConfig(const std::string& path);
 
