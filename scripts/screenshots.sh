@@ -2,20 +2,62 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Regenerates the screenshots in docs/screenshots/ by running the workbench in a real window on a
 # virtual X server (Xvfb). Needs a build (scripts/setup.sh).
+#
+# Until the embedded model ships, the Generate and Infill pictures use the tiny test checkpoint
+# of tests/fixtures/qwen3-tiny (random weights) with a tokenizer trained here on the built-in
+# solutions: the decoding they show is real, the code it writes is not meant to be.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bin="$here/build/dev/bin/dice-workbench"
+bin="$here/build/dev/bin"
 out="$here/docs/screenshots"
 mkdir -p "$out"
-# A settings folder of its own, so the pictures do not depend on earlier runs.
-export XDG_CONFIG_HOME="$(mktemp -d)"
-trap 'rm -rf "$XDG_CONFIG_HOME"' EXIT
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+# Settings and the run store of their own, so the pictures do not depend on earlier runs.
+export XDG_CONFIG_HOME="$work/config"
+export XDG_DATA_HOME="$work/data"
+
+model="$work/tiny-test-model"
+mkdir -p "$model"
+"$bin/dice" tokenizer train --corpus "$here/resources/solutions" --vocab-size 300 \
+    --output "$model/tokenizer.json" >/dev/null
+cp "$here/tests/fixtures/qwen3-tiny/model.safetensors" "$model/"
+python3 - "$here/tests/fixtures/qwen3-tiny/config.json" "$model" <<'PY'
+import json, sys
+config = json.load(open(sys.argv[1]))
+vocab = json.load(open(sys.argv[2] + "/tokenizer.json"))
+mask = [t["id"] for t in vocab["added_tokens"] if t["content"] == "<|MASK|>"][0]
+config.update(model_type="sdar", block_size=4, mask_token_id=mask, max_position_embeddings=8192)
+json.dump(config, open(sys.argv[2] + "/config.json", "w"), indent=2)
+PY
+
 shoot() {
     local name="$1"
     shift
-    xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --screenshot "$out/$name.png" "$@"
+    xvfb-run -a -s "-screen 0 1600x1000x24" "$bin/dice-workbench" --screenshot "$out/$name.png" "$@"
     echo "screenshots: $out/$name.png"
 }
-shoot main-window --lang en --task layer_norm --area generate
-shoot main-window-ja --lang ja --task layer_norm --area generate
-shoot profile-compile --lang en --task softmax --area profile
+shoot main-window --lang en --task layer_norm --area generate --no-model
+shoot main-window-ja --lang ja --task layer_norm --area generate --no-model
+shoot generate-live --lang en --task relu --model "$model" --generate
+shoot infill-filled --lang en --task add --model "$model" --fill
+
+# A kernel with a mistake on line 7, for the diagnostics.
+cat >"$work/broken.cu" <<'CU'
+// Scale and add, with a typo on line 7.
+extern "C" __global__ void scale_add(const float* __restrict__ x, const float* __restrict__ y,
+                                     float* __restrict__ out, float alpha, long long n)
+{
+    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = alpha * x[i] + y_[i];
+}
+CU
+shoot profile-diagnostics --lang en --task softmax --area profile --no-model \
+    --source "$work/broken.cu"
+
+# Real H200 timings: the GPU machine's self-test result (bench/results) imported into the run
+# store, and its matmul evaluation opened from there.
+"$bin/dice" runs import "$here/bench/results/selftest-nvidia-h200.json" >"$work/import.txt"
+run="$(grep -m1 ': matmul, ' "$work/import.txt" | sed -E 's/^run ([0-9]+):.*/\1/')"
+shoot profile-h200 --lang en --task matmul --area profile --no-model --run "$run" --quit-after 4000

@@ -20,6 +20,7 @@ const std::vector<Benchmark>& benchmarks() {
         {"tokenizer", "our encoder against the JavaScript reference, MB/s (--output FILE)",
          benchTokenizer},
         {"model", "the network's passes and generation, against transformers (--help)", benchModel},
+        {"kernelbench", "the paper's KernelBench table with a model (--help)", benchKernelBench},
     };
     return list;
 }

@@ -4,12 +4,8 @@
 #include "core/common/error.h"
 #include "core/cuda/torch_cuda_bridge.h"
 #include "core/diffusion/decode_trace.h"
-#include "core/diffusion/qwen3_network.h"
-#include "core/diffusion/sdar_sampler.h"
+#include "core/engine/model_session.h"
 #include "core/model/model_bench.h"
-#include "core/model/qwen3_model.h"
-#include "core/tokenizer/chat_template.h"
-#include "core/tokenizer/tokenizer.h"
 
 #include <nlohmann/json.hpp>
 
@@ -71,8 +67,6 @@ int commandGenerate(const Invocation& in) {
         throw Error("--dtype must be bf16, fp16 or fp32, not \"" + dtype + "\"");
     load.placement.dtype = *parsedDtype;
 
-    const std::string tokenizerPath = (std::filesystem::path(folder) / "tokenizer.json").string();
-    const Tokenizer tokenizer = Tokenizer::load(tokenizerPath);
     load.progress = [](const LoadProgress& p) {
         if (p.bytesTotal == 0)
             return;
@@ -82,9 +76,11 @@ int commandGenerate(const Invocation& in) {
                      p.tensor.c_str());
         std::fflush(stderr);
     };
-    auto model = Qwen3Model::load(folder, load);
+    SessionOptions sessionOptions;
+    sessionOptions.load = load;
+    auto session = ModelSession::open(folder, sessionOptions);
     std::fprintf(stderr, "\n");
-    const auto& config = model->config();
+    const auto& config = session->summary().config;
 
     SamplerOptions options;
     options.blockLength = args.integer("block", static_cast<int>(config.blockSize));
@@ -103,45 +99,20 @@ int commandGenerate(const Invocation& in) {
     options.rawConfidence = args.flag("raw-confidence");
     options.maxTokens = args.integer("max-tokens", 512);
     options.seed = static_cast<std::uint64_t>(args.integer("seed", 0));
-    if (config.maskTokenId) {
-        options.maskId = *config.maskTokenId;
-    } else if (const auto mask = tokenizer.tokenId("<|MASK|>")) {
-        options.maskId = *mask;
-    } else {
-        throw Error(folder + ": neither config.json (mask_token_id) nor the tokenizer (<|MASK|>) "
-                             "names a mask token");
-    }
-    options.vocabLimit = tokenizer.vocabSize();
-    options.stopIds = model->generationConfig().eosTokenIds;
-    for (auto id : config.eosTokenIds)
-        if (std::find(options.stopIds.begin(), options.stopIds.end(), id) == options.stopIds.end())
-            options.stopIds.push_back(id);
 
-    const std::string text = args.flag("chat") ? applyChatTemplate({{"user", args.value("prompt")}})
-                                               : args.value("prompt");
-    const auto prompt = tokenizer.encode(text);
-    if (static_cast<std::int64_t>(prompt.size()) + options.maxTokens > config.maxPositionEmbeddings)
-        throw Error("the prompt (" + std::to_string(prompt.size()) + " tokens) and --max-tokens (" +
-                    std::to_string(options.maxTokens) + ") exceed the model's " +
-                    std::to_string(config.maxPositionEmbeddings) + " positions");
-
+    const auto prompt = session->encodePrompt(args.value("prompt"), args.flag("chat"));
     std::ofstream trace;
     if (args.has("trace")) {
         trace.open(args.value("trace"), std::ios::trunc);
         if (!trace)
             throw FileError(args.value("trace"), "cannot create the trace file");
     }
-    Qwen3Network network(*model);
-    const auto results = generate(network, {prompt}, options, [&](const DecodeStep& step) {
+    const TextGeneration out = session->generate(prompt, options, [&](const DecodeStep& step) {
         if (trace.is_open())
             trace << toJson(step).dump() << "\n";
     });
-    const auto& r = results.front();
-    std::vector<std::int64_t> answer;
-    for (auto id : r.tokens)
-        if (id != options.maskId)
-            answer.push_back(id);
-    std::cout << tokenizer.decode(answer, true) << std::endl;
+    std::cout << out.text << std::endl;
+    const auto& r = out.result;
     const double seconds = r.milliseconds / 1000.0;
     std::fprintf(stderr,
                  "%zu prompt tokens, %zu answer tokens (%s) in %.2f s: %.1f tokens/s, %lld forward "

@@ -2,6 +2,8 @@
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
 #include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/store/run_import.h"
 #include "core/store/run_store.h"
 
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@ namespace {
 const char* const kUsage =
     "usage: dice runs [list] [--task NAME] [--sort newest|oldest|fastest|task] [--limit N]\n"
     "       dice runs show ID | pin ID | unpin TASK | baseline TASK | delete ID\n"
+    "       dice runs import FILE    (a self-test result file or evaluations as JSON)\n"
     "options: --store DB (default $XDG_DATA_HOME/dice-workbench/runs.sqlite3), --json\n\n"
     "Lists and manages the stored evaluations. 'pin' makes a run the baseline of its task.\n";
 
@@ -106,6 +109,18 @@ int commandRuns(const Invocation& in) {
     if (pos.size() != 2) {
         std::cerr << kUsage;
         return 2;
+    }
+    if (action == "import") {
+        const ImportedRuns imported = importRuns(readTextFile(pos[1]), pos[1], dataDirectory());
+        for (const auto& why : imported.skipped)
+            std::cerr << "skipped " << why << "\n";
+        for (const auto& run : imported.runs) {
+            const auto id = store.add(run);
+            std::cout << "run " << id << ": " << run.task << ", " << run.verdict
+                      << (run.device.empty() ? std::string() : ", " + run.device) << "\n";
+        }
+        std::cout << imported.runs.size() << " run(s) imported into " << store.path() << "\n";
+        return 0;
     }
     if (action == "show") {
         const auto r = store.get(runId(pos[1]));

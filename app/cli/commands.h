@@ -21,6 +21,7 @@ int commandBench(const Invocation& in);
 // Benchmarks of `dice bench`; their Invocation's args start with the benchmark's name.
 int benchTokenizer(const Invocation& in);
 int benchModel(const Invocation& in);
+int benchKernelBench(const Invocation& in);
 int commandEval(const Invocation& in);
 int commandRuns(const Invocation& in);
 int commandKernelBench(const Invocation& in);

@@ -8,6 +8,8 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     cuda/device_info.cpp
     cuda/driver_release.cpp
     cuda/nvrtc_compiler.cpp
+    cuda/occupancy.cpp
+    cuda/ptx_line_map.cpp
 )
 list(APPEND DICE_CORE_TORCH_SOURCES
     cuda/torch_cuda_bridge.cpp

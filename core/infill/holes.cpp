@@ -163,16 +163,28 @@ std::optional<Skeleton> makeSkeleton(const std::string& candidate) {
             ++i;
             continue;
         }
-        const std::size_t paren = candidate.find('(', i);
+        // The kernel's name is the identifier before the first '(' that is not an attribute's
+        // (__launch_bounds__(256), __attribute__((...))).
+        std::size_t paren = candidate.find('(', i);
+        std::string name;
+        while (paren != std::string::npos && paren < deviceEnd) {
+            std::size_t nameEnd = paren;
+            while (nameEnd > i && std::isspace(static_cast<unsigned char>(candidate[nameEnd - 1])))
+                --nameEnd;
+            std::size_t nameBegin = nameEnd;
+            while (nameBegin > i && isIdentifierChar(candidate[nameBegin - 1]))
+                --nameBegin;
+            name = candidate.substr(nameBegin, nameEnd - nameBegin);
+            if (name != "__launch_bounds__" && name != "__attribute__" && name != "__declspec" &&
+                name != "alignas" && name != "__maxnreg__" && name != "__cluster_dims__")
+                break;
+            const std::size_t attributeEnd = matchBracket(candidate, paren, '(', ')');
+            if (attributeEnd == std::string::npos)
+                break;
+            paren = candidate.find('(', attributeEnd + 1);
+        }
         if (paren == std::string::npos || paren >= deviceEnd)
             break;
-        std::size_t nameEnd = paren;
-        while (nameEnd > i && std::isspace(static_cast<unsigned char>(candidate[nameEnd - 1])))
-            --nameEnd;
-        std::size_t nameBegin = nameEnd;
-        while (nameBegin > i && isIdentifierChar(candidate[nameBegin - 1]))
-            --nameBegin;
-        const std::string name = candidate.substr(nameBegin, nameEnd - nameBegin);
         const std::size_t close = matchBracket(candidate, paren, '(', ')');
         if (name.empty() || close == std::string::npos || close >= deviceEnd)
             break;

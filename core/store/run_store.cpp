@@ -262,8 +262,9 @@ std::int64_t RunStore::add(RunRecord r) {
     s.bind(2, r.task);
     s.bind(3, r.dialect);
     s.bind(4, r.source);
-    s.bind(5, r.options.dump());
-    s.bind(6, r.result.dump());
+    // Model output may hold bytes that are not UTF-8; they are stored replaced, never refused.
+    s.bind(5, r.options.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    s.bind(6, r.result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     s.bind(7, static_cast<std::int64_t>(r.level));
     s.bind(8, r.device);
     s.bind(9, r.driver);

@@ -113,6 +113,22 @@ private Q_SLOTS:
             !dice::makeSkeleton("#pragma dice device\n#pragma dice host\ndef forward(): pass\n"));
     }
 
+    // Attributes between __global__ and the name are not the name.
+    void skeletonSeesThroughAttributes() {
+        const char* source =
+            "#pragma dice device\n"
+            "extern \"C\" __global__ void __launch_bounds__(256, 2)\n"
+            "    scale(float* y) { y[0] *= 2.0f; }\n"
+            "__global__ void __attribute__((noinline)) twice(float* y) { y[0] += y[0]; }\n"
+            "#pragma dice host\n"
+            "def forward(y):\n    return y\n";
+        const auto skeleton = dice::makeSkeleton(source);
+        QVERIFY(skeleton.has_value());
+        QCOMPARE(skeleton->holes, (std::vector<std::string>{"scale", "twice"}));
+        QVERIFY(skeleton->text.find("__launch_bounds__(256, 2)\n    scale(float* y) { "
+                                    "{{hole:scale}} }") != std::string::npos);
+    }
+
     void diffIsMinimalAndReconstructs() {
         std::mt19937 rng(7);
         const char* words[] = {"a", "b", "c", "{", "}", "x = 1;", ""};

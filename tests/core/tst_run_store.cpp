@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/error.h"
 #include "core/common/file_util.h"
+#include "core/store/run_import.h"
 #include "core/store/run_store.h"
 
 #include <sqlite3.h>
@@ -12,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <set>
 
 using namespace dice;
@@ -202,6 +204,55 @@ private Q_SLOTS:
         qputenv("HOME", "/home/someone");
         QCOMPARE(RunStore::defaultPath(),
                  std::string("/home/someone/.local/share/dice-workbench/runs.sqlite3"));
+    }
+
+    // The GPU machine's self-test result, committed under bench/results, imports as real runs:
+    // one per evaluator check, with the candidate's source from the data folder, the file's date,
+    // device and driver, and its timings intact.
+    void importsTheH200SelfTest() {
+        const std::string path = DICE_SOURCE_DIR "/bench/results/selftest-nvidia-h200.json";
+        const ImportedRuns imported = importRuns(readTextFile(path), "selftest-nvidia-h200.json",
+                                                 DICE_SOURCE_DIR "/resources");
+        QCOMPARE(imported.runs.size(), std::size_t(17)); // 3 solutions and 14 hacks
+        QCOMPARE(imported.skipped.size(), std::size_t(7));
+        const RunRecord* matmul = nullptr;
+        for (const auto& r : imported.runs)
+            if (std::find(r.tags.begin(), r.tags.end(), "eval.matmul") != r.tags.end())
+                matmul = &r;
+        QVERIFY(matmul);
+        QCOMPARE(matmul->device, std::string("NVIDIA H200"));
+        QCOMPARE(matmul->driver, std::string("580.159.04"));
+        QCOMPARE(matmul->verdict, std::string("correct"));
+        QCOMPARE(matmul->createdAt, std::string("2026-12-02T19:16:28Z"));
+        QCOMPARE(matmul->source, readTextFile(DICE_SOURCE_DIR "/resources/solutions/matmul.dice"));
+        const EvaluationResult result = evaluationFromJson(matmul->result);
+        QVERIFY(result.candidateKernelTime);
+        QCOMPARE(result.candidateKernelTime->samplesMs.size(), std::size_t(100));
+        int incorrect = 0;
+        for (const auto& r : imported.runs)
+            incorrect += r.verdict != "correct" ? 1 : 0;
+        QCOMPARE(incorrect, 14);
+
+        QTemporaryDir dir;
+        RunStore store(dir.filePath("runs.sqlite3").toStdString());
+        for (const auto& r : imported.runs)
+            store.add(r);
+        RunQuery query;
+        query.task = "matmul";
+        QCOMPARE(store.list(query).size(), std::size_t(1));
+    }
+
+    void importRejectsWhatIsNotARunFile() {
+        for (const char* text :
+             {"", "{", "[1, 2]", "{\"checks\": 3}", "{\"other\": 1}", "{\"checks\": [7]}",
+              "{\"verdict\": \"maybe\", \"task\": \"x\"}"}) {
+            try {
+                importRuns(text, "bad.json", ".");
+                QFAIL(text);
+            } catch (const Error& e) {
+                QVERIFY2(std::string(e.what()).find("bad.json") != std::string::npos, e.what());
+            }
+        }
     }
 };
 

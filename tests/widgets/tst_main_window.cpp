@@ -44,7 +44,7 @@ private Q_SLOTS:
         QStringList menus;
         for (QAction* action : window.menuBar()->actions())
             menus << action->text();
-        QCOMPARE(menus, (QStringList{"&File", "&View", "&Language", "&Help"}));
+        QCOMPARE(menus, (QStringList{"&File", "&Model", "&View", "&Language", "&Help"}));
     }
 
     void statusBarSaysWhatTheMachineOffers() {

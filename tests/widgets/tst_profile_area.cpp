@@ -1,13 +1,35 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/common/file_util.h"
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/store/run_store.h"
+#include "core/tasks/task.h"
 #include "widgets/editor/code_editor.h"
 #include "widgets/profile/compile_service.h"
+#include "widgets/profile/evaluation_service.h"
+#include "widgets/profile/evaluation_view.h"
 #include "widgets/profile/profile_area.h"
+#include "widgets/profile/run_history.h"
 #include "widgets/shell/workbench_state.h"
 
+#include <qcustomplot.h>
+
 #include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
+
+namespace {
+
+QStringList ptxLinesOf(const dice::ProfileArea& area) {
+    const QStringList all = QString::fromStdString(area.lastResult().ptx).split('\n');
+    QStringList lines;
+    for (int l : area.highlightedPtxLines())
+        lines << all.value(l);
+    return lines;
+}
+
+} // namespace
 
 class TestProfileArea : public QObject {
     Q_OBJECT
@@ -55,6 +77,95 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!service.busy(), 60000);
         QCOMPARE(finished.count(), 1);
         QCOMPARE(finished.first().at(0).toInt(), second);
+    }
+
+    // The PTX view follows the editor's cursor through -lineinfo, and back.
+    void ptxFollowsTheCursor() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        dice::WorkbenchState state;
+        QTemporaryDir dir;
+        dice::ProfileArea area(&state, nullptr, QString(), dir.filePath("runs.sqlite3"));
+        area.show();
+        QSignalSpy compiled(&area, &dice::ProfileArea::compiled);
+        area.compileNow();
+        QTRY_VERIFY_WITH_TIMEOUT(compiled.count() >= 1, 60000);
+        QVERIFY(area.lastResult().ok);
+        // Line 7 of the sample kernel: out[i] = alpha * x[i] + y[i]; QScintilla reports cursor
+        // moves from its event loop.
+        area.editor()->setCursorPosition(6, 8);
+        QTRY_VERIFY(!area.highlightedPtxLines().empty());
+        const QStringList line7 = ptxLinesOf(area);
+        QVERIFY2(line7.join('\n').contains("fma.rn.f32"), qPrintable(line7.join('\n')));
+        QVERIFY(line7.join('\n').contains("st.global.f32"));
+        // The comment line has no code.
+        area.editor()->setCursorPosition(0, 0);
+        QTRY_VERIFY(area.highlightedPtxLines().empty());
+        // A PTX line leads back to its source line.
+        area.editor()->setCursorPosition(6, 8);
+        QTRY_VERIFY(!area.highlightedPtxLines().empty());
+        const int ptxLine = area.highlightedPtxLines().front();
+        QCOMPARE(area.ptxMap().sourceLine(ptxLine), 7);
+    }
+
+    void occupancyIsPlottedPerKernel() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        dice::WorkbenchState state;
+        QTemporaryDir dir;
+        dice::ProfileArea area(&state, nullptr, QString(), dir.filePath("runs.sqlite3"));
+        QSignalSpy compiled(&area, &dice::ProfileArea::compiled);
+        area.compileNow();
+        QTRY_VERIFY_WITH_TIMEOUT(compiled.count() >= 1, 60000);
+        QCustomPlot* plot = area.occupancyPlot();
+        QCOMPARE(plot->graphCount(), 1);
+        QCOMPARE(plot->graph(0)->name(), QStringLiteral("scale_add"));
+        // 32 to 1024 threads in steps of 32; a kernel this small fills the SM at 256 threads.
+        QCOMPARE(plot->graph(0)->dataCount(), 32);
+        const auto at256 = plot->graph(0)->data()->findBegin(256, false);
+        QCOMPARE(at256->key, 256.0);
+        QCOMPARE(at256->value, 100.0);
+    }
+
+    // Without a GPU the worker compiles and inspects the candidate and says it was not run; with
+    // one it runs it. Either way the run lands in the history, where it can be pinned as the
+    // baseline that the next evaluation is compared with.
+    void evaluationHistoryAndBaseline() {
+        dice::WorkbenchState state;
+        state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
+        state.setCurrentTask("add");
+        QVERIFY(state.currentTask());
+        QTemporaryDir dir;
+        const QString storePath = dir.filePath("runs.sqlite3");
+        dice::ProfileArea area(&state, nullptr, DICE_BIN_DIR "/dice-evald", storePath);
+        area.setSource(QString::fromStdString(
+            dice::readTextFile(DICE_SOURCE_DIR "/resources/solutions/add.dice")));
+        QSignalSpy evaluated(&area, &dice::ProfileArea::evaluated);
+        area.evaluateNow();
+        QTRY_VERIFY_WITH_TIMEOUT(evaluated.count() == 1, 240000);
+        const auto first = evaluated.first().at(0).value<dice::EvaluationResult>();
+        QVERIFY2(first.verdict == dice::Verdict::NotRun || first.verdict == dice::Verdict::Correct,
+                 first.message.c_str());
+        QVERIFY(first.compiled);
+        QVERIFY(!area.evaluationView()->summary().isEmpty());
+        dice::RunHistory* history = area.history();
+        QTRY_COMPARE(history->shownRuns().size(), 1);
+        history->selectRuns({history->shownRuns().front()});
+        QVERIFY(history->pinSelected());
+        QVERIFY(area.evaluationView()->figures()->horizontalHeaderItem(1)->text().contains(
+            QString::number(history->shownRuns().front())));
+        QVERIFY(!area.evaluationView()->figures()->isColumnHidden(1));
+
+        area.evaluateNow();
+        QTRY_VERIFY_WITH_TIMEOUT(evaluated.count() == 2, 240000);
+        QTRY_COMPARE(history->shownRuns().size(), 2);
+        history->selectRuns(history->shownRuns());
+        const QString comparison = history->compareSelected();
+        QVERIFY(comparison.contains("Run 1"));
+        QVERIFY(comparison.contains("Run 2"));
+        dice::RunStore store(storePath.toStdString());
+        QCOMPARE(store.list().size(), std::size_t(2));
+        QVERIFY(store.baseline("add").has_value());
     }
 };
 

@@ -1,11 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/generate/generate_area.h"
 
+#include "core/common/error.h"
+#include "core/data/nano_prompts.h"
+#include "core/kernelbench/answer.h"
+#include "core/kernelbench/generation_preset.h"
+#include "core/kernelbench/prompts.h"
+#include "widgets/generate/decode_plots.h"
+#include "widgets/generate/denoising_canvas.h"
+#include "widgets/model/model_runner.h"
 #include "widgets/shell/workbench_state.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
+#include <QFile>
+#include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -13,10 +24,59 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QScrollArea>
+#include <QSlider>
 #include <QSpinBox>
+#include <QSplitter>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace dice {
+
+namespace {
+
+enum PromptStyleIndex { NativePrompt, KernelBenchPrompt };
+enum PresetIndex { CustomPreset, EvaluationPreset, RolloutPreset };
+
+RemaskStrategy strategyAt(int index) {
+    switch (index) {
+    case 0:
+        return RemaskStrategy::LowConfidenceStatic;
+    case 2:
+        return RemaskStrategy::Sequential;
+    case 3:
+        return RemaskStrategy::EntropyBounded;
+    default:
+        return RemaskStrategy::LowConfidenceDynamic;
+    }
+}
+
+int strategyIndex(RemaskStrategy strategy) {
+    switch (strategy) {
+    case RemaskStrategy::LowConfidenceStatic:
+        return 0;
+    case RemaskStrategy::LowConfidenceDynamic:
+        return 1;
+    case RemaskStrategy::Sequential:
+        return 2;
+    case RemaskStrategy::EntropyBounded:
+        return 3;
+    }
+    return 1;
+}
+
+bool writeFile(const QString& path, const QByteArray& bytes, QString* error) {
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        file.write(bytes) != bytes.size()) {
+        if (error)
+            *error = QObject::tr("%1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+} // namespace
 
 GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
     : QWidget(parent)
@@ -25,18 +85,25 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
     m_fromTask = new QRadioButton(m_sourceBox);
     m_freePrompt = new QRadioButton(m_sourceBox);
     m_fromTask->setChecked(true);
+    m_promptStyle = new QComboBox(m_sourceBox);
+    m_chat = new QCheckBox(m_sourceBox);
+    m_chat->setChecked(true);
     m_prompt = new QPlainTextEdit(m_sourceBox);
     m_prompt->setReadOnly(true);
+    m_prompt->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     auto* sourceLayout = new QVBoxLayout(m_sourceBox);
     auto* radios = new QHBoxLayout;
     radios->addWidget(m_fromTask);
+    radios->addWidget(m_promptStyle);
     radios->addWidget(m_freePrompt);
+    radios->addWidget(m_chat);
     radios->addStretch(1);
     sourceLayout->addLayout(radios);
     sourceLayout->addWidget(m_prompt, 1);
 
     m_decodingBox = new QGroupBox(this);
     m_form = new QFormLayout(m_decodingBox);
+    m_preset = new QComboBox(m_decodingBox);
     m_blockLength = new QSpinBox(m_decodingBox);
     m_blockLength->setRange(1, 64);
     m_blockLength->setValue(4);
@@ -48,6 +115,10 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
     m_threshold->setRange(0.0, 1.0);
     m_threshold->setSingleStep(0.05);
     m_threshold->setValue(0.9);
+    m_ebThreshold = new QDoubleSpinBox(m_decodingBox);
+    m_ebThreshold->setRange(0.0, 20.0);
+    m_ebThreshold->setSingleStep(0.05);
+    m_ebThreshold->setValue(0.35);
     m_temperature = new QDoubleSpinBox(m_decodingBox);
     m_temperature->setRange(0.0, 5.0);
     m_temperature->setSingleStep(0.1);
@@ -65,41 +136,189 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
     m_seed = new QSpinBox(m_decodingBox);
     m_seed->setRange(0, 1 << 30);
     m_seed->setValue(0);
-    const QList<QWidget*> fields = {m_blockLength, m_steps, m_strategy,  m_threshold, m_temperature,
-                                    m_topK,        m_topP,  m_maxTokens, m_seed};
+    m_rawConfidence = new QCheckBox(m_decodingBox);
+    m_compareAr = new QCheckBox(m_decodingBox);
+    const QList<QWidget*> fields = {m_preset,    m_blockLength, m_steps,       m_strategy,
+                                    m_threshold, m_ebThreshold, m_temperature, m_topK,
+                                    m_topP,      m_maxTokens,   m_seed};
     for (QWidget* field : fields) {
         auto* label = new QLabel(m_decodingBox);
         m_labels.append(label);
         m_form->addRow(label, field);
     }
+    m_form->addRow(m_rawConfidence);
+    m_form->addRow(m_compareAr);
 
     m_generate = new QPushButton(this);
+    m_generate->setObjectName(QStringLiteral("GenerateButton"));
     m_stop = new QPushButton(this);
     m_stop->setEnabled(false);
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
+    m_colorLabel = new QLabel(this);
+    m_colorMode = new QComboBox(this);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_generate);
     buttons->addWidget(m_stop);
     buttons->addWidget(m_status, 1);
+    buttons->addWidget(m_colorLabel);
+    buttons->addWidget(m_colorMode);
 
-    auto* right = new QVBoxLayout;
-    right->addWidget(m_decodingBox);
-    right->addStretch(1);
-    auto* top = new QHBoxLayout;
-    top->addWidget(m_sourceBox, 3);
-    top->addLayout(right, 1);
+    m_canvas = new DenoisingCanvas(this);
+    m_canvas->setTrace(&m_trace);
+    ModelRunner* runner = m_state->modelRunner();
+    m_canvas->setTokenText([runner](qint64 id) { return runner->tokenText(id); });
+    m_canvasScroll = new QScrollArea(this);
+    m_canvasScroll->setWidget(m_canvas);
+    m_canvasScroll->setWidgetResizable(true);
+    m_plots = new DecodePlots(this);
+    m_plots->setTraces(&m_trace, nullptr);
+
+    m_play = new QPushButton(this);
+    m_timeline = new QSlider(Qt::Horizontal, this);
+    m_timeline->setObjectName(QStringLiteral("Timeline"));
+    m_timeline->setRange(0, 0);
+    m_stepLabel = new QLabel(this);
+    m_stepLabel->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("0000 / 0000")));
+    auto* timelineRow = new QHBoxLayout;
+    timelineRow->addWidget(m_play);
+    timelineRow->addWidget(m_timeline, 1);
+    timelineRow->addWidget(m_stepLabel);
+
+    m_figures = new QLabel(this);
+    m_figures->setObjectName(QStringLiteral("Figures"));
+    m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_figures->setWordWrap(true);
+    m_exportTrace = new QPushButton(this);
+    m_exportCode = new QPushButton(this);
+    m_importTrace = new QPushButton(this);
+    m_toProfile = new QPushButton(this);
+    m_toInfill = new QPushButton(this);
+    auto* exportRow = new QHBoxLayout;
+    exportRow->addWidget(m_figures, 1);
+    exportRow->addWidget(m_importTrace);
+    exportRow->addWidget(m_exportTrace);
+    exportRow->addWidget(m_exportCode);
+    exportRow->addWidget(m_toProfile);
+    exportRow->addWidget(m_toInfill);
+
+    auto* settingsScroll = new QScrollArea(this);
+    settingsScroll->setWidget(m_decodingBox);
+    settingsScroll->setWidgetResizable(true);
+    settingsScroll->setFrameShape(QFrame::NoFrame);
+    auto* top = new QSplitter(Qt::Horizontal, this);
+    top->addWidget(m_sourceBox);
+    top->addWidget(settingsScroll);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 1);
+    auto* bottom = new QSplitter(Qt::Horizontal, this);
+    bottom->addWidget(m_canvasScroll);
+    bottom->addWidget(m_plots);
+    bottom->setStretchFactor(0, 3);
+    bottom->setStretchFactor(1, 2);
+    auto* vertical = new QSplitter(Qt::Vertical, this);
+    vertical->addWidget(top);
+    vertical->addWidget(bottom);
+    vertical->setStretchFactor(0, 1);
+    vertical->setStretchFactor(1, 3);
+
     auto* layout = new QVBoxLayout(this);
-    layout->addLayout(top, 1);
     layout->addLayout(buttons);
+    layout->addWidget(vertical, 1);
+    layout->addLayout(timelineRow);
+    layout->addLayout(exportRow);
+
+    m_playTimer = new QTimer(this);
+    m_playTimer->setInterval(80);
+    m_viewTimer = new QTimer(this);
+    // The view catches up with the trace at most 30 times a second, however fast steps arrive.
+    m_viewTimer->setInterval(33);
 
     connect(m_fromTask, &QRadioButton::toggled, this, &GenerateArea::updatePrompt);
+    connect(m_promptStyle, &QComboBox::currentIndexChanged, this, &GenerateArea::updatePrompt);
     connect(m_state, &WorkbenchState::currentTaskChanged, this, &GenerateArea::updatePrompt);
     connect(m_state, &WorkbenchState::modelChanged, this, &GenerateArea::updateAvailability);
-    connect(m_strategy, &QComboBox::currentIndexChanged, this,
-            [this] { m_threshold->setEnabled(m_strategy->currentIndex() == 1); });
+    connect(m_strategy, &QComboBox::currentIndexChanged, this, [this] {
+        m_threshold->setEnabled(m_strategy->currentIndex() == 1);
+        m_ebThreshold->setEnabled(m_strategy->currentIndex() == 3);
+    });
+    connect(m_preset, &QComboBox::activated, this, &GenerateArea::applyPreset);
+    const QList<QWidget*> custom = {m_blockLength, m_steps, m_strategy, m_threshold, m_ebThreshold,
+                                    m_temperature, m_topK,  m_topP,     m_maxTokens};
+    for (QWidget* w : custom) {
+        if (auto* spin = qobject_cast<QSpinBox*>(w))
+            connect(spin, &QSpinBox::valueChanged, this, [this] {
+                if (m_preset->currentIndex() != CustomPreset && !m_preset->signalsBlocked())
+                    m_preset->setCurrentIndex(CustomPreset);
+            });
+        else if (auto* dspin = qobject_cast<QDoubleSpinBox*>(w))
+            connect(dspin, &QDoubleSpinBox::valueChanged, this, [this] {
+                if (m_preset->currentIndex() != CustomPreset && !m_preset->signalsBlocked())
+                    m_preset->setCurrentIndex(CustomPreset);
+            });
+    }
+    connect(m_generate, &QPushButton::clicked, this, &GenerateArea::startGeneration);
+    connect(m_stop, &QPushButton::clicked, this, &GenerateArea::stopGeneration);
+    connect(m_colorMode, &QComboBox::currentIndexChanged, this, [this](int index) {
+        m_canvas->setColorMode(index == 1 ? DenoisingCanvas::ColorMode::ByConfidence
+                                          : DenoisingCanvas::ColorMode::ByStep);
+    });
+    connect(m_timeline, &QSlider::valueChanged, this, &GenerateArea::setTimelineStep);
+    connect(m_timeline, &QSlider::sliderPressed, this, [this] { m_canvas->setFollow(false); });
+    connect(m_play, &QPushButton::clicked, this, &GenerateArea::togglePlay);
+    connect(m_playTimer, &QTimer::timeout, this, [this] {
+        if (m_timeline->value() >= m_timeline->maximum()) {
+            togglePlay();
+            return;
+        }
+        m_timeline->setValue(m_timeline->value() + 1);
+    });
+    connect(m_viewTimer, &QTimer::timeout, this, [this] {
+        if (m_viewDirty)
+            refreshView();
+    });
+    connect(m_exportTrace, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export the step trace"), QStringLiteral("trace.jsonl"),
+            tr("JSON lines (*.jsonl);;All files (*)"));
+        QString error;
+        if (!path.isEmpty() && !exportTrace(path, &error))
+            m_status->setText(error);
+    });
+    connect(m_exportCode, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the code"), QString(),
+                                                          tr("All files (*)"));
+        QString error;
+        if (!path.isEmpty() && !exportCode(path, &error))
+            m_status->setText(error);
+    });
+    connect(m_importTrace, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open a step trace"), QString(), tr("JSON lines (*.jsonl);;All files (*)"));
+        QString error;
+        if (!path.isEmpty() && !importTrace(path, &error))
+            m_status->setText(error);
+    });
+    connect(m_toProfile, &QPushButton::clicked, this,
+            [this] { Q_EMIT sendToProfile(codeToSend()); });
+    connect(m_toInfill, &QPushButton::clicked, this, [this] { Q_EMIT sendToInfill(codeToSend()); });
+
+    connect(runner, &ModelRunner::step, this, &GenerateArea::onStep);
+    connect(runner, &ModelRunner::generationFinished, this, &GenerateArea::onFinished);
+    connect(runner, &ModelRunner::generationFailed, this, &GenerateArea::onFailed);
+    connect(runner, &ModelRunner::requestDone, this, [this](quint64 id) {
+        if (id != m_request || !m_running)
+            return;
+        m_running = false;
+        m_viewTimer->stop();
+        refreshView();
+        updateAvailability();
+        Q_EMIT generationDone();
+    });
+
     retranslate();
     updatePrompt();
+    updateFigures();
 }
 
 void GenerateArea::changeEvent(QEvent* event) {
@@ -112,11 +331,19 @@ void GenerateArea::retranslate() {
     m_sourceBox->setTitle(tr("What to generate"));
     m_fromTask->setText(tr("Current task"));
     m_freePrompt->setText(tr("Free prompt"));
+    m_chat->setText(tr("Chat template"));
+    m_chat->setToolTip(tr("Wrap the prompt in the Qwen3 chat template, as DICE models expect."));
+    const int style = m_promptStyle->currentIndex();
+    m_promptStyle->clear();
+    m_promptStyle->addItems({tr("Native kernel (.dice)"), tr("KernelBench (Python)")});
+    m_promptStyle->setCurrentIndex(style < 0 ? 0 : style);
     m_decodingBox->setTitle(tr("Decoding"));
-    const QStringList labels = {tr("Block length"),
+    const QStringList labels = {tr("Preset"),
+                                tr("Block length"),
                                 tr("Denoising steps per block"),
                                 tr("Remasking strategy"),
                                 tr("Confidence threshold"),
+                                tr("Entropy bound"),
                                 tr("Temperature"),
                                 tr("Top-k (0: off)"),
                                 tr("Top-p"),
@@ -124,40 +351,133 @@ void GenerateArea::retranslate() {
                                 tr("Seed")};
     for (int i = 0; i < labels.size() && i < m_labels.size(); ++i)
         m_labels[i]->setText(labels[i]);
+    const int preset = m_preset->currentIndex();
+    m_preset->clear();
+    m_preset->addItems(
+        {tr("Custom"), tr("KernelBench evaluation (paper)"), tr("RL rollout (paper)")});
+    m_preset->setCurrentIndex(preset < 0 ? 0 : preset);
     const int strategy = m_strategy->currentIndex();
     m_strategy->clear();
     m_strategy->addItems({tr("Low confidence, static"), tr("Low confidence, dynamic"),
                           tr("Sequential"), tr("Entropy bounded")});
-    m_strategy->setCurrentIndex(strategy < 0 ? 0 : strategy);
+    m_strategy->setCurrentIndex(strategy < 0 ? 1 : strategy);
+    m_rawConfidence->setText(tr("Confidence from the raw softmax"));
+    m_compareAr->setText(tr("Also decode autoregressively, side by side"));
     m_generate->setText(tr("Generate"));
     m_stop->setText(tr("Stop"));
+    m_colorLabel->setText(tr("Colour by"));
+    const int color = m_colorMode->currentIndex();
+    m_colorMode->clear();
+    m_colorMode->addItems({tr("Step"), tr("Confidence")});
+    m_colorMode->setCurrentIndex(color < 0 ? 0 : color);
+    m_play->setText(m_playTimer->isActive() ? tr("Pause") : tr("Replay"));
+    m_exportTrace->setText(tr("Export trace…"));
+    m_importTrace->setText(tr("Open trace…"));
+    m_exportCode->setText(tr("Export code…"));
+    m_toProfile->setText(tr("Send to Profile"));
+    m_toInfill->setText(tr("Send to Infill"));
     updatePrompt();
     updateAvailability();
+    updateFigures();
+}
+
+void GenerateArea::applyPreset(int index) {
+    if (index == CustomPreset)
+        return;
+    const auto preset =
+        index == EvaluationPreset ? kernelbench::evaluationPreset() : kernelbench::rolloutPreset();
+    const QSignalBlocker blocker(m_preset);
+    m_blockLength->setValue(preset.blockLength);
+    m_steps->setValue(preset.denoisingSteps);
+    const auto strategy = parseRemaskStrategy(preset.remasking);
+    m_strategy->setCurrentIndex(
+        strategyIndex(strategy.value_or(RemaskStrategy::LowConfidenceStatic)));
+    m_threshold->setValue(preset.confidenceThreshold);
+    m_temperature->setValue(preset.temperature);
+    m_topK->setValue(preset.topK);
+    m_topP->setValue(preset.topP);
+    m_maxTokens->setValue(preset.maxNewTokens);
+    m_preset->setCurrentIndex(index);
+}
+
+SamplerOptions GenerateArea::samplerOptions() const {
+    SamplerOptions o;
+    o.blockLength = m_blockLength->value();
+    o.steps = m_steps->value();
+    o.strategy = strategyAt(m_strategy->currentIndex());
+    o.threshold = m_threshold->value();
+    o.ebThreshold = m_ebThreshold->value();
+    o.temperature = m_temperature->value();
+    o.topK = m_topK->value();
+    o.topP = m_topP->value();
+    o.rawConfidence = m_rawConfidence->isChecked();
+    o.maxTokens = m_maxTokens->value();
+    o.seed = static_cast<std::uint64_t>(m_seed->value());
+    return o;
 }
 
 void GenerateArea::updatePrompt() {
     const bool fromTask = m_fromTask->isChecked();
     m_prompt->setReadOnly(fromTask);
+    m_promptStyle->setEnabled(fromTask);
+    m_chat->setEnabled(!fromTask);
     if (!fromTask) {
-        if (m_prompt->placeholderText().isEmpty() || m_prompt->toPlainText().isEmpty())
-            m_prompt->setPlaceholderText(tr("Describe the kernel to write…"));
+        m_prompt->setPlaceholderText(tr("Describe the kernel to write…"));
         return;
     }
+    m_chat->setChecked(true);
     const Task* task = m_state->currentTask();
     if (!task) {
         m_prompt->setPlainText(QString());
         m_prompt->setPlaceholderText(tr("Select a task in the task browser."));
         return;
     }
-    m_prompt->setPlainText(QString::fromStdString(
-        task->pytorchModule.empty() ? task->reference : task->pytorchModule));
+    if (m_promptStyle->currentIndex() == KernelBenchPrompt) {
+        if (task->pytorchModule.empty()) {
+            m_prompt->setPlainText(QString());
+            m_prompt->setPlaceholderText(tr("This task has no KernelBench module."));
+            return;
+        }
+        try {
+            m_prompt->setPlainText(QString::fromStdString(kernelbench::endToEndMessage(
+                task->pytorchModule, kernelbench::loadPromptExamples())));
+        } catch (const std::exception& e) {
+            m_prompt->setPlainText(QString());
+            m_prompt->setPlaceholderText(QString::fromStdString(e.what()));
+        }
+        return;
+    }
+    m_prompt->setPlainText(QString::fromStdString(nativeGenerationPrompt(*task)));
+}
+
+void GenerateArea::setFreePrompt(const QString& text) {
+    m_freePrompt->setChecked(true);
+    m_prompt->setPlainText(text);
+}
+
+void GenerateArea::setCompareAutoregressive(bool on) {
+    m_compareAr->setChecked(on);
+}
+
+void GenerateArea::setMaxTokens(int tokens) {
+    m_maxTokens->setValue(tokens);
 }
 
 void GenerateArea::updateAvailability() {
     const bool loaded = m_state->modelLoaded();
-    m_generate->setEnabled(loaded);
+    m_generate->setEnabled(loaded && !m_running);
+    m_stop->setEnabled(m_running);
+    const bool haveResult = m_trace.stepCount() > 0;
+    m_exportTrace->setEnabled(haveResult && !m_running);
+    m_exportCode->setEnabled(!m_answer.isEmpty() && !m_running);
+    m_toProfile->setEnabled(!m_answer.isEmpty() && !m_running);
+    m_toInfill->setEnabled(!m_answer.isEmpty() && !m_running);
+    m_play->setEnabled(haveResult && !m_running);
+    if (m_running)
+        return;
     m_status->setText(loaded ? tr("Model: %1").arg(m_state->modelName())
-                             : tr("No model is loaded, so nothing can be generated yet."));
+                             : tr("No model is loaded, so nothing can be generated yet. Load one "
+                                  "with Model ▸ Manage models…"));
 }
 
 QString GenerateArea::promptText() const {
@@ -166,6 +486,194 @@ QString GenerateArea::promptText() const {
 
 bool GenerateArea::generateEnabled() const {
     return m_generate->isEnabled();
+}
+
+void GenerateArea::startGeneration() {
+    ModelRunner* runner = m_state->modelRunner();
+    if (!runner->isLoaded() || m_running)
+        return;
+    const QString prompt = m_prompt->toPlainText();
+    if (prompt.trimmed().isEmpty()) {
+        m_status->setText(tr("The prompt is empty."));
+        return;
+    }
+    if (m_playTimer->isActive())
+        togglePlay();
+    m_trace.clear();
+    m_arTrace.clear();
+    m_answer.clear();
+    m_arAnswer.clear();
+    m_tokensPerSecond = 0;
+    m_arTokensPerSecond = 0;
+    m_canvas->setTrace(&m_trace);
+    m_canvas->setFollow(true);
+    m_plots->setTraces(&m_trace, m_compareAr->isChecked() ? &m_arTrace : nullptr);
+    GenerationRequest request;
+    request.prompt = prompt;
+    request.chat = m_chat->isChecked();
+    request.options = samplerOptions();
+    request.alsoAutoregressive = m_compareAr->isChecked();
+    request.purpose = QStringLiteral("generate");
+    m_running = true;
+    m_request = runner->generate(request);
+    m_status->setText(tr("Generating…"));
+    m_viewTimer->start();
+    updateAvailability();
+    refreshView();
+}
+
+void GenerateArea::stopGeneration() {
+    if (!m_running)
+        return;
+    m_state->modelRunner()->stop();
+    m_status->setText(tr("Stopping…"));
+}
+
+void GenerateArea::onStep(quint64 id, int pass, const DecodeStep& step) {
+    if (id != m_request)
+        return;
+    (pass == 0 ? m_trace : m_arTrace).append(step);
+    m_viewDirty = true;
+}
+
+void GenerateArea::onFinished(const GenerationOutcome& outcome) {
+    if (outcome.id != m_request)
+        return;
+    const double seconds = outcome.result.milliseconds / 1000.0;
+    const double rate =
+        seconds > 0 ? static_cast<double>(outcome.result.tokens.size()) / seconds : 0.0;
+    if (outcome.pass == 0) {
+        m_answer = outcome.text;
+        m_tokensPerSecond = rate;
+        m_status->setText(
+            outcome.result.reason == FinishReason::Cancelled
+                ? tr("Stopped.")
+                : (m_compareAr->isChecked() ? tr("Decoding autoregressively…") : tr("Done.")));
+    } else {
+        m_arAnswer = outcome.text;
+        m_arTokensPerSecond = rate;
+        m_status->setText(tr("Done."));
+    }
+    m_viewDirty = true;
+}
+
+void GenerateArea::onFailed(quint64 id, const QString& message) {
+    if (id != m_request)
+        return;
+    m_status->setText(tr("Generation failed: %1").arg(message));
+}
+
+void GenerateArea::refreshView() {
+    m_viewDirty = false;
+    const int steps = m_trace.stepCount();
+    const bool follow = m_canvas->follow();
+    {
+        const QSignalBlocker blocker(m_timeline);
+        m_timeline->setRange(0, steps);
+        if (follow)
+            m_timeline->setValue(steps);
+    }
+    m_canvas->traceChanged();
+    m_plots->refresh();
+    m_plots->setCursorStep(m_canvas->step());
+    m_stepLabel->setText(QStringLiteral("%1 / %2").arg(m_canvas->step()).arg(steps));
+    updateFigures();
+}
+
+void GenerateArea::setTimelineStep(int step) {
+    m_canvas->setFollow(step >= m_timeline->maximum());
+    m_canvas->setStep(step);
+    m_plots->setCursorStep(step);
+    m_stepLabel->setText(QStringLiteral("%1 / %2").arg(step).arg(m_trace.stepCount()));
+}
+
+void GenerateArea::togglePlay() {
+    if (m_playTimer->isActive()) {
+        m_playTimer->stop();
+    } else {
+        if (m_timeline->value() >= m_timeline->maximum())
+            m_timeline->setValue(0);
+        m_playTimer->start();
+    }
+    m_play->setText(m_playTimer->isActive() ? tr("Pause") : tr("Replay"));
+}
+
+QString GenerateArea::figuresText() const {
+    if (m_trace.stepCount() == 0)
+        return tr("No generation yet.");
+    const qint64 tokens = m_trace.length();
+    const qint64 passes = m_trace.forwardPasses();
+    const double first = m_trace.timeToFirstBlockMs();
+    QString text =
+        tr("%1 tokens in %2 steps, %3 tokens/s, %4 forward passes per token, first "
+           "block complete after %5 ms")
+            .arg(tokens)
+            .arg(m_trace.stepCount())
+            .arg(m_tokensPerSecond, 0, 'f', 1)
+            .arg(tokens > 0 ? static_cast<double>(passes) / static_cast<double>(tokens) : 0.0, 0,
+                 'f', 2)
+            .arg(first >= 0 ? QString::number(first, 'f', 0) : QStringLiteral("–"));
+    if (m_arTrace.stepCount() > 0) {
+        const qint64 arTokens = m_arTrace.length();
+        const qint64 arPasses = m_arTrace.forwardPasses();
+        text +=
+            QLatin1Char('\n') +
+            tr("Autoregressive: %1 tokens, %2 tokens/s, %3 forward passes per token")
+                .arg(arTokens)
+                .arg(m_arTokensPerSecond, 0, 'f', 1)
+                .arg(arTokens > 0 ? static_cast<double>(arPasses) / static_cast<double>(arTokens)
+                                  : 0.0,
+                     0, 'f', 2);
+    }
+    return text;
+}
+
+void GenerateArea::updateFigures() {
+    m_figures->setText(figuresText());
+}
+
+QString GenerateArea::codeToSend() const {
+    const auto extracted = kernelbench::extractFirstCodeBlock(m_answer.toStdString());
+    if (extracted.found)
+        return QString::fromStdString(extracted.code);
+    return QString::fromStdString(kernelbench::stripModelTokens(m_answer.toStdString()));
+}
+
+bool GenerateArea::exportTrace(const QString& path, QString* error) const {
+    return writeFile(path, QByteArray::fromStdString(m_trace.toJsonLines()), error);
+}
+
+bool GenerateArea::exportCode(const QString& path, QString* error) const {
+    return writeFile(path, codeToSend().toUtf8(), error);
+}
+
+bool GenerateArea::importTrace(const QString& path, QString* error) {
+    if (m_running)
+        return false;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        if (error)
+            *error = tr("%1: %2").arg(path, file.errorString());
+        return false;
+    }
+    try {
+        m_trace = DecodeTrace::fromJsonLines(file.readAll().toStdString());
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+    m_arTrace.clear();
+    m_answer.clear();
+    m_tokensPerSecond = m_trace.elapsedMs() > 0
+                            ? static_cast<double>(m_trace.length()) / (m_trace.elapsedMs() / 1000.0)
+                            : 0.0;
+    m_canvas->setTrace(&m_trace);
+    m_canvas->setFollow(true);
+    m_plots->setTraces(&m_trace, nullptr);
+    refreshView();
+    updateAvailability();
+    return true;
 }
 
 } // namespace dice

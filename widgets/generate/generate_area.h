@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/diffusion/decode_trace.h"
+
 #include <QList>
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
@@ -12,13 +15,24 @@ class QLabel;
 class QPlainTextEdit;
 class QPushButton;
 class QRadioButton;
+class QScrollArea;
+class QSlider;
 class QSpinBox;
+class QTimer;
 
 namespace dice {
 
+class DecodePlots;
+class DenoisingCanvas;
 class WorkbenchState;
+struct GenerationOutcome;
+struct DecodeStep;
+struct SamplerOptions;
 
-// Generate: a task or a free prompt, the model and every decoding setting of the sampler.
+// Generate: a task (in the native or the KernelBench prompt) or a free prompt, every decoding
+// setting of the sampler, Generate and Stop; the live denoising canvas with its timeline, the
+// plots (with autoregressive decoding side by side on request), the figures, export of the step
+// trace and the code, and hand-over to Profile and Infill.
 class GenerateArea : public QWidget {
     Q_OBJECT
 public:
@@ -26,6 +40,30 @@ public:
 
     QString promptText() const;
     bool generateEnabled() const;
+    DenoisingCanvas* canvas() const { return m_canvas; }
+    DecodePlots* plots() const { return m_plots; }
+    QSlider* timeline() const { return m_timeline; }
+    const DecodeTrace& trace() const { return m_trace; }
+    const DecodeTrace& autoregressiveTrace() const { return m_arTrace; }
+    QString answerText() const { return m_answer; }
+    QString figuresText() const;
+    SamplerOptions samplerOptions() const;
+
+    void setFreePrompt(const QString& text);
+    void setCompareAutoregressive(bool on);
+    void setMaxTokens(int tokens);
+    void startGeneration();
+    void stopGeneration();
+    // Writes the trace as JSON lines; returns false with a message on failure.
+    bool exportTrace(const QString& path, QString* error = nullptr) const;
+    bool exportCode(const QString& path, QString* error = nullptr) const;
+    // Loads a trace written by exportTrace (or `dice generate --trace`) into the view.
+    bool importTrace(const QString& path, QString* error = nullptr);
+
+Q_SIGNALS:
+    void sendToProfile(const QString& code);
+    void sendToInfill(const QString& code);
+    void generationDone();
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -34,27 +72,68 @@ private:
     void retranslate();
     void updatePrompt();
     void updateAvailability();
+    void applyPreset(int index);
+    void onStep(quint64 id, int pass, const DecodeStep& step);
+    void onFinished(const GenerationOutcome& outcome);
+    void onFailed(quint64 id, const QString& message);
+    void refreshView();
+    void updateFigures();
+    void setTimelineStep(int step);
+    void togglePlay();
+    QString codeToSend() const;
 
     WorkbenchState* m_state;
     QGroupBox* m_sourceBox;
     QRadioButton* m_fromTask;
     QRadioButton* m_freePrompt;
+    QComboBox* m_promptStyle;
+    QCheckBox* m_chat;
     QPlainTextEdit* m_prompt;
     QGroupBox* m_decodingBox;
     QFormLayout* m_form;
-    QList<QLabel*> m_labels;
+    QComboBox* m_preset;
     QSpinBox* m_blockLength;
     QSpinBox* m_steps;
     QComboBox* m_strategy;
     QDoubleSpinBox* m_threshold;
+    QDoubleSpinBox* m_ebThreshold;
     QDoubleSpinBox* m_temperature;
     QSpinBox* m_topK;
     QDoubleSpinBox* m_topP;
     QSpinBox* m_maxTokens;
     QSpinBox* m_seed;
+    QCheckBox* m_rawConfidence;
+    QCheckBox* m_compareAr;
+    QList<QLabel*> m_labels;
     QPushButton* m_generate;
     QPushButton* m_stop;
     QLabel* m_status;
+    QComboBox* m_colorMode;
+    QLabel* m_colorLabel;
+    DenoisingCanvas* m_canvas;
+    QScrollArea* m_canvasScroll;
+    DecodePlots* m_plots;
+    QPushButton* m_play;
+    QSlider* m_timeline;
+    QLabel* m_stepLabel;
+    QLabel* m_figures;
+    QPushButton* m_exportTrace;
+    QPushButton* m_exportCode;
+    QPushButton* m_importTrace;
+    QPushButton* m_toProfile;
+    QPushButton* m_toInfill;
+    QTimer* m_playTimer;
+    QTimer* m_viewTimer;
+
+    DecodeTrace m_trace;
+    DecodeTrace m_arTrace;
+    QString m_answer;
+    QString m_arAnswer;
+    quint64 m_request = 0;
+    bool m_running = false;
+    bool m_viewDirty = false;
+    double m_tokensPerSecond = 0;
+    double m_arTokensPerSecond = 0;
 };
 
 } // namespace dice

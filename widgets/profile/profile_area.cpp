@@ -2,20 +2,33 @@
 #include "widgets/profile/profile_area.h"
 
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/occupancy.h"
+#include "core/eval/candidate.h"
+#include "core/store/run_store.h"
 #include "widgets/editor/code_editor.h"
+#include "widgets/editor/find_bar.h"
 #include "widgets/profile/compile_service.h"
+#include "widgets/profile/evaluation_service.h"
+#include "widgets/profile/evaluation_view.h"
+#include "widgets/profile/run_history.h"
 #include "widgets/shell/workbench_state.h"
+
+#include <qcustomplot.h>
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QProcess>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTemporaryFile>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -38,25 +51,53 @@ extern "C" __global__ void scale_add(const float* __restrict__ x, const float* _
 constexpr int kLineRole = Qt::UserRole + 1;
 constexpr int kColumnRole = Qt::UserRole + 2;
 
+bool isNativeCandidate(const QString& text) {
+    return text.contains(QLatin1String("#pragma dice device"));
+}
+
+// nvdisasm on the PATH, else in the CUDA toolkit's bin folder; cuobjdump likewise.
+QString findDisassembler(QStringList* arguments) {
+    const QString toolkitBin = QDir(QString::fromStdString(NvrtcCompiler::cudaIncludeDirectory()) +
+                                    QStringLiteral("/../bin"))
+                                   .absolutePath();
+    for (const QString& name : {QStringLiteral("nvdisasm"), QStringLiteral("cuobjdump")}) {
+        QString path = QStandardPaths::findExecutable(name);
+        if (path.isEmpty())
+            path = QStandardPaths::findExecutable(name, {toolkitBin});
+        if (path.isEmpty())
+            continue;
+        *arguments = name == QLatin1String("nvdisasm")
+                         ? QStringList{QStringLiteral("-c"), QStringLiteral("-g")}
+                         : QStringList{QStringLiteral("-sass")};
+        return path;
+    }
+    return QString();
+}
+
 } // namespace
 
-ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
+ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent, const QString& workerExecutable,
+                         const QString& storePath)
     : QWidget(parent)
     , m_state(state)
-    , m_service(new CompileService(this)) {
+    , m_service(new CompileService(this))
+    , m_evaluation(new EvaluationService(workerExecutable, storePath, this)) {
     m_editor = new CodeEditor(this);
     m_editor->setLanguage(CodeEditor::Language::Cuda);
+    m_findBar = new FindBar(m_editor, this);
+    m_sourceMarker = m_editor->markerDefine(QsciScintilla::Background, 6);
+    m_editor->setMarkerBackgroundColor(QColor(0xff, 0xf4, 0xc0), m_sourceMarker);
 
     m_archLabel = new QLabel(this);
     m_arch = new QComboBox(this);
-    for (const char* arch : {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"})
-        m_arch->addItem(QString::fromLatin1(arch));
+    for (const std::string& arch : knownArchitectures())
+        m_arch->addItem(QString::fromStdString(arch));
     m_arch->setCurrentText(QString::fromStdString(NvrtcCompiler::defaultArchitecture()));
     m_autoCompile = new QCheckBox(this);
     m_autoCompile->setChecked(true);
     m_compile = new QPushButton(this);
     m_evaluate = new QPushButton(this);
-    m_evaluate->setEnabled(false);
+    m_evaluate->setObjectName(QStringLiteral("EvaluateButton"));
     m_status = new QLabel(this);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -76,21 +117,55 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     connect(m_diagnostics, &QTreeWidget::itemClicked, this, &ProfileArea::jumpToDiagnostic);
 
     m_ptx = new CodeEditor(this);
+    m_ptx->setObjectName(QStringLiteral("PtxView"));
     m_ptx->setLanguage(CodeEditor::Language::Ptx);
     m_ptx->setReadOnly(true);
+    m_ptxMarker = m_ptx->markerDefine(QsciScintilla::Background, 6);
+    m_ptx->setMarkerBackgroundColor(QColor(0xff, 0xf4, 0xc0), m_ptxMarker);
+    m_sass = new CodeEditor(this);
+    m_sass->setLanguage(CodeEditor::Language::Plain);
+    m_sass->setReadOnly(true);
 
     m_resources = new QTableWidget(this);
-    m_resources->setColumnCount(7);
+    m_resources->setColumnCount(8);
     m_resources->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_resources->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_occupancy = new QCustomPlot(this);
+    m_occupancy->setObjectName(QStringLiteral("OccupancyPlot"));
+    m_occupancy->setMinimumHeight(180);
+    m_occupancy->legend->setVisible(true);
+    m_occupancy->yAxis->setRange(0, 105);
+    m_occupancy->xAxis->setRange(0, 1056);
+    m_occupancyNote = new QLabel(this);
+    m_occupancyNote->setWordWrap(true);
+    auto* resourcesPage = new QSplitter(Qt::Vertical, this);
+    resourcesPage->addWidget(m_resources);
+    auto* plotPage = new QWidget(this);
+    auto* plotLayout = new QVBoxLayout(plotPage);
+    plotLayout->setContentsMargins(0, 0, 0, 0);
+    plotLayout->addWidget(m_occupancy, 1);
+    plotLayout->addWidget(m_occupancyNote);
+    resourcesPage->addWidget(plotPage);
+
+    m_evaluationView = new EvaluationView(this);
+    m_history = new RunHistory(this);
+    m_history->setStore(m_evaluation->store(), m_evaluation->storeError());
 
     m_tabs = new QTabWidget(this);
     m_tabs->addTab(m_diagnostics, QString());
     m_tabs->addTab(m_ptx, QString());
-    m_tabs->addTab(m_resources, QString());
+    m_tabs->addTab(m_sass, QString());
+    m_tabs->addTab(resourcesPage, QString());
+    m_tabs->addTab(m_evaluationView, QString());
+    m_tabs->addTab(m_history, QString());
 
+    auto* editorColumn = new QWidget(this);
+    auto* editorLayout = new QVBoxLayout(editorColumn);
+    editorLayout->setContentsMargins(0, 0, 0, 0);
+    editorLayout->addWidget(m_editor, 1);
+    editorLayout->addWidget(m_findBar);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(m_editor);
+    splitter->addWidget(editorColumn);
     splitter->addWidget(m_tabs);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
@@ -107,14 +182,55 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
         if (m_autoCompile->isChecked())
             m_debounce->start();
     });
+    connect(m_editor, &QsciScintilla::cursorPositionChanged, this,
+            [this](int line, int) { showSourceLine(line + 1); });
+    connect(m_ptx, &QsciScintilla::cursorPositionChanged, this, [this](int line, int) {
+        const int source = m_ptxMap.sourceLine(line);
+        m_editor->markerDeleteAll(m_sourceMarker);
+        if (source > 0) {
+            m_editor->markerAdd(source - 1, m_sourceMarker);
+            m_editor->ensureLineVisible(source - 1);
+        }
+    });
     connect(m_compile, &QPushButton::clicked, this, &ProfileArea::compileNow);
+    connect(m_evaluate, &QPushButton::clicked, this, &ProfileArea::evaluateNow);
     connect(m_arch, &QComboBox::currentTextChanged, this, [this] { compileNow(); });
     connect(m_service, &CompileService::finished, this,
             [this](int, const CompileResult& result) { showResult(result); });
     connect(m_state, &WorkbenchState::systemInfoChanged, this, &ProfileArea::retranslate);
+    connect(m_state, &WorkbenchState::currentTaskChanged, this, [this] {
+        loadBaseline();
+        if (const Task* task = m_state->currentTask())
+            m_history->setTaskFilter(QString::fromStdString(task->name));
+        retranslate();
+    });
+    connect(m_evaluation, &EvaluationService::progress, this,
+            [this](quint64 id, const QString& stage, double fraction, const QString& message) {
+                if (id != m_evaluation->latestRequest())
+                    return;
+                m_status->setText(tr("Evaluating: %1 %2% %3")
+                                      .arg(stage)
+                                      .arg(static_cast<int>(fraction * 100))
+                                      .arg(message));
+            });
+    connect(m_evaluation, &EvaluationService::finished, this,
+            [this](quint64, const EvaluationResult& result, qint64 runId) {
+                m_evaluate->setEnabled(true);
+                m_evaluationView->showResult(result);
+                m_tabs->setCurrentIndex(EvaluationTab);
+                m_status->setText(runId > 0 ? tr("Evaluated (run %1): %2")
+                                                  .arg(runId)
+                                                  .arg(EvaluationView::verdictSentence(result))
+                                            : EvaluationView::verdictSentence(result));
+                m_history->refresh();
+                Q_EMIT evaluated(result);
+            });
+    connect(m_history, &RunHistory::baselineChanged, this, &ProfileArea::loadBaseline);
+    connect(m_history, &RunHistory::openRun, this, &ProfileArea::openRun);
 
     setSource(QString::fromLatin1(kSampleKernel));
     retranslate();
+    loadBaseline();
 }
 
 void ProfileArea::changeEvent(QEvent* event) {
@@ -128,16 +244,31 @@ void ProfileArea::retranslate() {
     m_autoCompile->setText(tr("Compile after edits"));
     m_compile->setText(tr("Compile"));
     m_evaluate->setText(tr("Evaluate"));
-    m_evaluate->setToolTip(m_state->gpuAvailable()
-                               ? tr("Evaluation needs a task and a candidate in the native dialect")
-                               : tr("No GPU: kernels can be compiled here but not run or timed"));
-    m_tabs->setTabText(0, tr("Diagnostics"));
-    m_tabs->setTabText(1, tr("PTX"));
-    m_tabs->setTabText(2, tr("Resources"));
+    const Task* task = m_state->currentTask();
+    const bool native = isNativeCandidate(m_editor->text());
+    m_evaluate->setEnabled(task && native && !m_evaluation->busy());
+    if (!task)
+        m_evaluate->setToolTip(tr("Select the task this candidate solves in the task browser"));
+    else if (!native)
+        m_evaluate->setToolTip(tr("Evaluation needs a candidate in the native dialect "
+                                  "(#pragma dice device / #pragma dice host)"));
+    else if (!m_state->gpuAvailable())
+        m_evaluate->setToolTip(tr("No GPU: the candidate is compiled and inspected, not run"));
+    else
+        m_evaluate->setToolTip(
+            tr("Check and time the candidate against %1").arg(QString::fromStdString(task->name)));
+    m_tabs->setTabText(DiagnosticsTab, tr("Diagnostics"));
+    m_tabs->setTabText(PtxTab, tr("PTX"));
+    m_tabs->setTabText(SassTab, tr("SASS"));
+    m_tabs->setTabText(ResourcesTab, tr("Resources and occupancy"));
+    m_tabs->setTabText(EvaluationTab, tr("Evaluation"));
+    m_tabs->setTabText(HistoryTab, tr("History"));
     m_diagnostics->setHeaderLabels({tr("Severity"), tr("Line"), tr("Column"), tr("Message")});
-    m_resources->setHorizontalHeaderLabels({tr("Kernel"), tr("Registers"), tr("Shared memory"),
-                                            tr("Stack frame"), tr("Spill stores"),
-                                            tr("Spill loads"), tr("Barriers")});
+    m_resources->setHorizontalHeaderLabels(
+        {tr("Kernel"), tr("Registers"), tr("Shared memory"), tr("Stack frame"), tr("Spill stores"),
+         tr("Spill loads"), tr("Barriers"), tr("Occupancy at 256 threads")});
+    m_occupancy->xAxis->setLabel(tr("Threads per block"));
+    m_occupancy->yAxis->setLabel(tr("Theoretical occupancy (%)"));
     if (m_haveResult)
         showResult(m_last);
     else if (!NvrtcCompiler::available())
@@ -146,14 +277,43 @@ void ProfileArea::retranslate() {
 
 void ProfileArea::setSource(const QString& source) {
     m_editor->setText(source);
+    retranslate();
+}
+
+QString ProfileArea::compiledFileName() const {
+    return isNativeCandidate(m_editor->text()) ? QStringLiteral("candidate.dice")
+                                               : QStringLiteral("kernel.cu");
 }
 
 void ProfileArea::compileNow() {
     m_debounce->stop();
     CompileOptions options;
     options.architecture = m_arch->currentText().toStdString();
+    options.lineInfo = true;
+    const QString text = m_editor->text();
+    m_compiledName = compiledFileName();
+    QString source = text;
+    if (isNativeCandidate(text)) {
+        // Only the device part goes to NVRTC; its #line keeps the file's line numbers.
+        try {
+            source = QString::fromStdString(
+                parseNativeCandidate(text.toStdString(), m_compiledName.toStdString())
+                    .deviceForCompiler());
+        } catch (const std::exception& e) {
+            CompileResult invalid;
+            invalid.architecture = options.architecture;
+            Diagnostic d;
+            d.file = m_compiledName.toStdString();
+            d.line = 1;
+            d.message = e.what();
+            invalid.diagnostics.push_back(d);
+            invalid.log = e.what();
+            showResult(invalid);
+            return;
+        }
+    }
     m_status->setText(tr("Compiling for %1…").arg(m_arch->currentText()));
-    m_service->compile(m_editor->text(), QStringLiteral("kernel.cu"), options);
+    m_service->compile(source, m_compiledName, options);
 }
 
 void ProfileArea::showResult(const CompileResult& result) {
@@ -175,17 +335,34 @@ void ProfileArea::showResult(const CompileResult& result) {
         item->setForeground(0, error ? QColor(0xc0, 0x20, 0x20) : QColor(0xa0, 0x70, 0x10));
     }
     m_ptx->setText(QString::fromStdString(result.ptx));
+    m_ptxMap = PtxLineMap::build(result.ptx, m_compiledName.toStdString());
+    int line = 0;
+    int index = 0;
+    m_editor->getCursorPosition(&line, &index);
+    showSourceLine(line + 1);
+
+    const auto limits = smLimits(result.architecture.empty() ? m_arch->currentText().toStdString()
+                                                             : result.architecture);
     m_resources->setRowCount(static_cast<int>(result.resources.size()));
     for (int row = 0; row < static_cast<int>(result.resources.size()); ++row) {
         const auto& r = result.resources[static_cast<size_t>(row)];
+        QString occupancy;
+        if (limits) {
+            const auto o = theoreticalOccupancy(*limits, 256, r.registers, r.sharedBytes);
+            occupancy = tr("%1% (%2)")
+                            .arg(qRound(o.fraction * 100))
+                            .arg(QString::fromStdString(toString(o.limiter)));
+        }
         const QStringList cells = {
             QString::fromStdString(r.function), QString::number(r.registers),
             tr("%1 B").arg(r.sharedBytes),      tr("%1 B").arg(r.stackFrameBytes),
             tr("%1 B").arg(r.spillStoreBytes),  tr("%1 B").arg(r.spillLoadBytes),
-            QString::number(r.barriers)};
+            QString::number(r.barriers),        occupancy};
         for (int c = 0; c < cells.size(); ++c)
             m_resources->setItem(row, c, new QTableWidgetItem(cells[c]));
     }
+    updateOccupancy();
+    runDisassembler();
     if (result.ok) {
         m_status->setText(tr("Compiled for %1 in %2 ms%3: %n kernel(s), %4 warning(s)", nullptr,
                              static_cast<int>(result.resources.size()))
@@ -194,16 +371,180 @@ void ProfileArea::showResult(const CompileResult& result) {
                               .arg(result.fromCache ? tr(" (cached)") : QString())
                               .arg(result.warningCount()));
     } else {
-        m_status->setText(tr("Compilation failed: %n error(s)", nullptr, result.errorCount()));
-        m_tabs->setCurrentIndex(0);
+        m_status->setText(
+            tr("Compilation failed: %n error(s)", nullptr, std::max(1, result.errorCount())));
+        m_tabs->setCurrentIndex(DiagnosticsTab);
     }
+    updateEvaluateButton();
     Q_EMIT compiled(result);
+}
+
+void ProfileArea::updateEvaluateButton() {
+    const Task* task = m_state->currentTask();
+    m_evaluate->setEnabled(task && isNativeCandidate(m_editor->text()) && !m_evaluation->busy());
+}
+
+void ProfileArea::showSourceLine(int line) {
+    m_ptx->markerDeleteAll(m_ptxMarker);
+    m_highlighted = m_ptxMap.ptxLines(line);
+    for (int ptxLine : m_highlighted)
+        m_ptx->markerAdd(ptxLine, m_ptxMarker);
+    if (!m_highlighted.empty()) {
+        // Show the first instruction of the line near the top of the PTX view.
+        m_ptx->setFirstVisibleLine(std::max(0, m_highlighted.front() - 3));
+    }
+}
+
+void ProfileArea::updateOccupancy() {
+    m_occupancy->clearGraphs();
+    const auto limits = smLimits(m_last.architecture.empty() ? m_arch->currentText().toStdString()
+                                                             : m_last.architecture);
+    if (!limits) {
+        m_occupancyNote->setText(tr("No occupancy table for %1.").arg(m_arch->currentText()));
+        m_occupancy->replot();
+        return;
+    }
+    const QList<QColor> colors = {QColor(0x2a, 0x7f, 0xd4), QColor(0xd4, 0x6a, 0x2a),
+                                  QColor(0x3a, 0xa0, 0x50), QColor(0x90, 0x50, 0xc0)};
+    QStringList notes;
+    int index = 0;
+    for (const auto& r : m_last.resources) {
+        if (index >= colors.size())
+            break;
+        QVector<double> x;
+        QVector<double> y;
+        int bestThreads = 0;
+        double best = -1;
+        for (int threads = 32; threads <= limits->maxThreadsPerBlock; threads += 32) {
+            const auto o = theoreticalOccupancy(*limits, threads, r.registers, r.sharedBytes);
+            x << threads;
+            y << o.fraction * 100.0;
+            if (o.fraction > best) {
+                best = o.fraction;
+                bestThreads = threads;
+            }
+        }
+        QCPGraph* graph = m_occupancy->addGraph();
+        graph->setName(QString::fromStdString(r.function));
+        graph->setData(x, y, true);
+        graph->setLineStyle(QCPGraph::lsStepCenter);
+        graph->setPen(QPen(colors[index], 2));
+        const auto at256 = theoreticalOccupancy(*limits, 256, r.registers, r.sharedBytes);
+        notes << tr("%1: %2 registers, %3 B shared; %4% at 256 threads (limited by %5), best "
+                    "%6% from %7 threads.")
+                     .arg(QString::fromStdString(r.function))
+                     .arg(r.registers)
+                     .arg(r.sharedBytes)
+                     .arg(qRound(at256.fraction * 100))
+                     .arg(QString::fromStdString(toString(at256.limiter)))
+                     .arg(qRound(best * 100))
+                     .arg(bestThreads);
+        ++index;
+    }
+    m_occupancy->xAxis->setRange(0, limits->maxThreadsPerBlock + 32);
+    m_occupancy->yAxis->setRange(0, 105);
+    m_occupancyNote->setText(notes.isEmpty()
+                                 ? tr("Compile to see the occupancy of each kernel on "
+                                      "%1.")
+                                       .arg(QString::fromStdString(limits->architecture))
+                                 : notes.join(QLatin1Char('\n')));
+    m_occupancy->replot();
+}
+
+void ProfileArea::runDisassembler() {
+    if (m_last.cubin.empty()) {
+        m_sass->setText(QString());
+        return;
+    }
+    QStringList arguments;
+    const QString tool = findDisassembler(&arguments);
+    if (tool.isEmpty()) {
+        m_sass->setText(tr("// SASS is shown when nvdisasm or cuobjdump (CUDA toolkit) is on "
+                           "the PATH."));
+        return;
+    }
+    if (m_disassembler) {
+        m_disassembler->disconnect(this);
+        m_disassembler->kill();
+        m_disassembler->deleteLater();
+    }
+    auto* file = new QTemporaryFile(QDir::tempPath() + QStringLiteral("/dice-XXXXXX.cubin"));
+    if (!file->open()) {
+        delete file;
+        return;
+    }
+    file->write(m_last.cubin.data(), static_cast<qint64>(m_last.cubin.size()));
+    file->flush();
+    m_disassembler = new QProcess(this);
+    file->setParent(m_disassembler);
+    QProcess* process = m_disassembler;
+    connect(process, &QProcess::finished, this, [this, process] {
+        if (process != m_disassembler)
+            return;
+        const QString out = QString::fromUtf8(process->readAllStandardOutput());
+        m_sass->setText(out.isEmpty() ? QString::fromUtf8(process->readAllStandardError()) : out);
+        process->deleteLater();
+        m_disassembler = nullptr;
+    });
+    m_sass->setText(tr("// Disassembling…"));
+    process->start(tool, arguments << file->fileName());
 }
 
 void ProfileArea::jumpToDiagnostic(QTreeWidgetItem* item) {
     if (!item)
         return;
     m_editor->goToLine(item->data(0, kLineRole).toInt(), item->data(0, kColumnRole).toInt());
+}
+
+void ProfileArea::evaluateNow() {
+    const Task* task = m_state->currentTask();
+    if (!task || !isNativeCandidate(m_editor->text()))
+        return;
+    EvalOptions options;
+    options.architecture = m_arch->currentText().toStdString();
+    m_evaluate->setEnabled(false);
+    m_status->setText(tr("Evaluating against %1…").arg(QString::fromStdString(task->name)));
+    m_evaluation->evaluate(*task, m_editor->text(), options);
+}
+
+void ProfileArea::loadBaseline() {
+    const Task* task = m_state->currentTask();
+    RunStore* store = m_evaluation->store();
+    if (!task || !store) {
+        m_evaluationView->setBaseline(std::nullopt);
+        return;
+    }
+    try {
+        if (const auto run = store->baseline(task->name)) {
+            m_evaluationView->setBaseline(evaluationFromJson(run->result), run->id);
+            return;
+        }
+    } catch (const std::exception&) {
+        // A baseline whose record cannot be read is shown as no baseline.
+    }
+    m_evaluationView->setBaseline(std::nullopt);
+}
+
+bool ProfileArea::openRunById(qint64 id) {
+    RunStore* store = m_evaluation->store();
+    if (!store)
+        return false;
+    const auto run = store->get(id);
+    if (!run)
+        return false;
+    openRun(*run);
+    return true;
+}
+
+void ProfileArea::openRun(const RunRecord& run) {
+    setSource(QString::fromStdString(run.source));
+    m_history->setTaskFilter(QString::fromStdString(run.task));
+    m_tabs->setCurrentIndex(EvaluationTab);
+    try {
+        m_evaluationView->showResult(evaluationFromJson(run.result));
+    } catch (const std::exception& e) {
+        m_status->setText(QString::fromStdString(e.what()));
+    }
 }
 
 } // namespace dice

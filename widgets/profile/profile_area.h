@@ -2,12 +2,16 @@
 #pragma once
 
 #include "core/cuda/compile_types.h"
+#include "core/cuda/ptx_line_map.h"
+#include "core/eval/evaluation.h"
 
 #include <QWidget>
 
 class QCheckBox;
 class QComboBox;
+class QCustomPlot;
 class QLabel;
+class QProcess;
 class QPushButton;
 class QTabWidget;
 class QTableWidget;
@@ -19,25 +23,52 @@ namespace dice {
 
 class CodeEditor;
 class CompileService;
+class EvaluationService;
+class EvaluationView;
+class FindBar;
+class RunHistory;
 class WorkbenchState;
+struct RunRecord;
 
-// Profile: compile a kernel on demand and after edits, with diagnostics in the editor and in a
-// list, the PTX, and the resources each kernel uses.
+// Profile: compile a kernel (a native candidate's device part, or plain CUDA) on demand and
+// after edits, with diagnostics in the editor and in a list; the PTX beside the source following
+// the cursor, SASS where nvdisasm or cuobjdump is installed; resources and theoretical occupancy;
+// evaluation against the task's reference off the GUI thread, with the pinned baseline's figures
+// beside it; and the run history.
 class ProfileArea : public QWidget {
     Q_OBJECT
 public:
-    explicit ProfileArea(WorkbenchState* state, QWidget* parent = nullptr);
+    enum Tab { DiagnosticsTab, PtxTab, SassTab, ResourcesTab, EvaluationTab, HistoryTab };
+
+    // workerExecutable and storePath go to the EvaluationService (empty: defaults).
+    explicit ProfileArea(WorkbenchState* state, QWidget* parent = nullptr,
+                         const QString& workerExecutable = QString(),
+                         const QString& storePath = QString());
 
     CodeEditor* editor() const { return m_editor; }
+    CodeEditor* ptxView() const { return m_ptx; }
     QTreeWidget* diagnosticsList() const { return m_diagnostics; }
     CompileService* compileService() const { return m_service; }
+    EvaluationService* evaluationService() const { return m_evaluation; }
+    EvaluationView* evaluationView() const { return m_evaluationView; }
+    RunHistory* history() const { return m_history; }
+    QCustomPlot* occupancyPlot() const { return m_occupancy; }
+    QTabWidget* tabs() const { return m_tabs; }
     const CompileResult& lastResult() const { return m_last; }
+    const PtxLineMap& ptxMap() const { return m_ptxMap; }
+    // PTX lines highlighted for the editor's current line (0-based).
+    const std::vector<int>& highlightedPtxLines() const { return m_highlighted; }
 
     void setSource(const QString& source);
     void compileNow();
+    void evaluateNow();
+    void showSourceLine(int line);
+    // Opens a run of the run store: its candidate in the editor, its result in Evaluation.
+    bool openRunById(qint64 id);
 
 Q_SIGNALS:
     void compiled(const dice::CompileResult& result);
+    void evaluated(const dice::EvaluationResult& result);
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -46,10 +77,18 @@ private:
     void retranslate();
     void showResult(const CompileResult& result);
     void jumpToDiagnostic(QTreeWidgetItem* item);
+    void updateEvaluateButton();
+    void updateOccupancy();
+    void runDisassembler();
+    void loadBaseline();
+    void openRun(const RunRecord& run);
+    QString compiledFileName() const;
 
     WorkbenchState* m_state;
     CompileService* m_service;
+    EvaluationService* m_evaluation;
     CodeEditor* m_editor;
+    FindBar* m_findBar;
     QComboBox* m_arch;
     QCheckBox* m_autoCompile;
     QPushButton* m_compile;
@@ -58,10 +97,21 @@ private:
     QTabWidget* m_tabs;
     QTreeWidget* m_diagnostics;
     CodeEditor* m_ptx;
+    CodeEditor* m_sass;
     QTableWidget* m_resources;
+    QCustomPlot* m_occupancy;
+    QLabel* m_occupancyNote;
+    EvaluationView* m_evaluationView;
+    RunHistory* m_history;
     QTimer* m_debounce;
     QLabel* m_archLabel;
+    QProcess* m_disassembler = nullptr;
     CompileResult m_last;
+    PtxLineMap m_ptxMap;
+    std::vector<int> m_highlighted;
+    int m_ptxMarker = -1;
+    int m_sourceMarker = -1;
+    QString m_compiledName;
     bool m_haveResult = false;
 };
 

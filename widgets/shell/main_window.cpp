@@ -4,6 +4,8 @@
 #include "widgets/finetune/finetune_area.h"
 #include "widgets/generate/generate_area.h"
 #include "widgets/infill/infill_area.h"
+#include "widgets/model/model_manager.h"
+#include "widgets/model/model_runner.h"
 #include "widgets/profile/profile_area.h"
 #include "widgets/shell/about_dialog.h"
 #include "widgets/shell/language.h"
@@ -56,6 +58,22 @@ MainWindow::MainWindow(WorkbenchState* state, Language* language, QWidget* paren
     m_status = new SystemStatus(state, this);
     statusBar()->addPermanentWidget(m_status, 1);
 
+    connect(m_generate, &GenerateArea::sendToProfile, this, [this](const QString& code) {
+        m_profile->setSource(code);
+        m_areas->setCurrentIndex(ProfileIndex);
+    });
+    connect(m_generate, &GenerateArea::sendToInfill, this, [this](const QString& code) {
+        m_infill->setSkeleton(code);
+        m_areas->setCurrentIndex(InfillIndex);
+    });
+    connect(m_infill, &InfillArea::sendToProfile, this, [this](const QString& code) {
+        m_profile->setSource(code);
+        m_areas->setCurrentIndex(ProfileIndex);
+    });
+    connect(state->modelRunner(), &ModelRunner::loadFailed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("The model could not be loaded: %1").arg(message));
+    });
+
     createMenus();
     retranslate();
     restoreSettings();
@@ -70,6 +88,10 @@ void MainWindow::createMenus() {
     m_fileMenu->addSeparator();
     m_quit = m_fileMenu->addAction(QString(), this, &QWidget::close);
     m_quit->setShortcut(QKeySequence::Quit);
+
+    m_modelMenu = menuBar()->addMenu(QString());
+    m_manageModels = m_modelMenu->addAction(QString(), this, &MainWindow::showModels);
+    m_unloadModel = m_modelMenu->addAction(QString(), m_state->modelRunner(), &ModelRunner::unload);
 
     m_viewMenu = menuBar()->addMenu(QString());
     m_viewMenu->addAction(m_browserDock->toggleViewAction());
@@ -122,6 +144,9 @@ void MainWindow::retranslate() {
     m_fileMenu->setTitle(tr("&File"));
     m_openTasks->setText(tr("Open &task folder…"));
     m_quit->setText(tr("&Quit"));
+    m_modelMenu->setTitle(tr("&Model"));
+    m_manageModels->setText(tr("&Manage models…"));
+    m_unloadModel->setText(tr("&Unload the model"));
     m_viewMenu->setTitle(tr("&View"));
     m_languageMenu->setTitle(tr("&Language"));
     m_helpMenu->setTitle(tr("&Help"));
@@ -152,6 +177,27 @@ void MainWindow::openTaskFolder() {
 void MainWindow::showAbout() {
     AboutDialog dialog(m_state, this);
     dialog.exec();
+}
+
+ModelManager* MainWindow::modelManager() {
+    if (!m_models)
+        m_models = new ModelManager(m_state->modelRunner(), this);
+    return m_models;
+}
+
+void MainWindow::showModels() {
+    modelManager()->show();
+    m_models->raise();
+    m_models->activateWindow();
+}
+
+void MainWindow::loadModel(const QString& folder) {
+    QString error;
+    if (!modelManager()->addFolder(folder, &error)) {
+        statusBar()->showMessage(tr("The model could not be loaded: %1").arg(error));
+        return;
+    }
+    m_models->loadSelected();
 }
 
 void MainWindow::restoreSettings() {

@@ -23,6 +23,8 @@ class WorkbenchState;
 // The main window: the task browser on the left, the four work areas (Generate, Infill, Profile,
 // Fine-tune) in the middle, the machine's facts in the status bar. Geometry, the open area, the
 // current task and the language are kept across runs.
+class ModelManager;
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -41,6 +43,9 @@ public:
 
     // Loads the task suite from a folder into the state; reports problems in the status bar.
     void loadTasks(const QString& directory);
+    // Loads a checkpoint folder on the model's thread (and adds it to the model manager's list).
+    void loadModel(const QString& folder);
+    ModelManager* modelManager();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -53,6 +58,7 @@ private:
     void saveSettings();
     void openTaskFolder();
     void showAbout();
+    void showModels();
 
     WorkbenchState* m_state;
     Language* m_language;
@@ -64,13 +70,17 @@ private:
     TaskBrowser* m_browser;
     QDockWidget* m_browserDock;
     SystemStatus* m_status;
+    ModelManager* m_models = nullptr;
 
     QMenu* m_fileMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
+    QMenu* m_modelMenu = nullptr;
     QMenu* m_languageMenu = nullptr;
     QMenu* m_helpMenu = nullptr;
     QAction* m_openTasks = nullptr;
     QAction* m_quit = nullptr;
+    QAction* m_manageModels = nullptr;
+    QAction* m_unloadModel = nullptr;
     QAction* m_about = nullptr;
     QAction* m_aboutQt = nullptr;
     QActionGroup* m_languageGroup = nullptr;

@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/shell/workbench_state.h"
 
+#include "widgets/model/model_runner.h"
+
 namespace dice {
 
 WorkbenchState::WorkbenchState(QObject* parent)
-    : QObject(parent) {}
+    : QObject(parent)
+    , m_runner(new ModelRunner(this)) {
+    connect(m_runner, &ModelRunner::loaded, this,
+            [this] { setModelName(QString::fromStdString(m_runner->summary().name)); });
+    connect(m_runner, &ModelRunner::unloaded, this, [this] { setModelName(QString()); });
+}
 
 void WorkbenchState::setSuite(TaskSuite suite) {
     m_suite = std::move(suite);

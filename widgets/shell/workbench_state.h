@@ -11,6 +11,8 @@
 
 namespace dice {
 
+class ModelRunner;
+
 // The state the four work areas share: the task suite and the current task, the loaded model,
 // what the machine offers. Lives on the GUI thread; areas observe its signals.
 class WorkbenchState : public QObject {
@@ -28,6 +30,9 @@ public:
     QString modelName() const { return m_modelName; }
     void setModelName(const QString& name);
 
+    // The model's owner thread; the model name follows what it has loaded.
+    ModelRunner* modelRunner() const { return m_runner; }
+
     const std::optional<SystemInfo>& systemInfo() const { return m_system; }
     void setSystemInfo(const SystemInfo& info);
     bool gpuAvailable() const { return m_system && !m_system->devices.empty(); }
@@ -42,6 +47,7 @@ private:
     TaskSuite m_suite;
     std::optional<Task> m_current;
     QString m_modelName;
+    ModelRunner* m_runner;
     std::optional<SystemInfo> m_system;
 };
 

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What the Profile area shows beside the source: which PTX a source line became (from a real
+// NVRTC compile with -lineinfo) and the theoretical occupancy of a kernel.
+#include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/occupancy.h"
+#include "core/cuda/ptx_line_map.h"
+
+#include <QtTest>
+
+namespace {
+
+// Line numbers matter: the test looks for the instructions of lines 4 and 6.
+const char* const kKernel = "extern \"C\" __global__ void saxpy(const float* x, float* y,\n"
+                            "                                  float a, int n) {\n"
+                            "    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                            "    if (i < n) {\n"
+                            "        const float v = x[i];\n"
+                            "        y[i] = a * v + y[i];\n"
+                            "    }\n"
+                            "}\n";
+
+std::string joined(const std::string& ptx, const std::vector<int>& lines) {
+    std::vector<std::string> all;
+    std::istringstream in(ptx);
+    for (std::string line; std::getline(in, line);)
+        all.push_back(line);
+    std::string out;
+    for (int l : lines)
+        out += all[static_cast<std::size_t>(l)] + "\n";
+    return out;
+}
+
+} // namespace
+
+class TestProfileFacts : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void ptxLinesFollowTheSource() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        dice::NvrtcCompiler compiler;
+        dice::CompileOptions options;
+        options.architecture = "sm_90";
+        options.lineInfo = true;
+        const auto result = compiler.compile(kKernel, "saxpy.cu", options);
+        QVERIFY2(result.ok, result.log.c_str());
+        const auto map = dice::PtxLineMap::build(result.ptx, "saxpy.cu");
+        QVERIFY(map.ptxLineCount() > 10);
+        // The fused multiply-add and the store come from line 6, the bounds check from line 4,
+        // the index arithmetic from line 3.
+        const std::string line6 = joined(result.ptx, map.ptxLines(6));
+        QVERIFY2(line6.find("fma.rn.f32") != std::string::npos, line6.c_str());
+        QVERIFY2(line6.find("st.global.f32") != std::string::npos, line6.c_str());
+        const std::string line4 = joined(result.ptx, map.ptxLines(4));
+        QVERIFY2(line4.find("setp") != std::string::npos, line4.c_str());
+        const std::string line3 = joined(result.ptx, map.ptxLines(3));
+        QVERIFY2(line3.find("%tid.x") != std::string::npos, line3.c_str());
+        // Directives and declarations belong to no line.
+        std::istringstream in(result.ptx);
+        int index = 0;
+        for (std::string line; std::getline(in, line); ++index) {
+            const auto first = line.find_first_not_of(" \t");
+            if (first != std::string::npos && line[first] == '.')
+                QCOMPARE(map.sourceLine(index), 0);
+        }
+        QVERIFY(map.coveredSourceLines() >= 3);
+        // Under another file name nothing is credited.
+        QCOMPARE(dice::PtxLineMap::build(result.ptx, "other.cu").coveredSourceLines(), 0);
+    }
+
+    void inlinedCodeIsCreditedToTheCallSite() {
+        // The .file table at the end, where NVRTC puts it.
+        const std::string ptx = ".visible .entry f(\n"
+                                ")\n"
+                                "{\n"
+                                ".loc 1 7 3\n"
+                                "mov.u32 %r1, %tid.x;\n"
+                                ".loc 2 120 5, function_name $L__info_string0, inlined_at 1 9 12\n"
+                                "cvt.rn.f16.f32 %rs1, %f1;\n"
+                                ".loc 2 130 5\n"
+                                "cvt.f32.f16 %f2, %rs1;\n"
+                                "$L__BB0_2:\n"
+                                "ret;\n"
+                                "}\n"
+                                ".file 1 \"build/k.cu\"\n"
+                                ".file 2 \"cuda_fp16.hpp\"\n";
+        const auto map = dice::PtxLineMap::build(ptx, "k.cu");
+        QCOMPARE(map.sourceLine(4), 7);
+        QCOMPARE(map.sourceLine(6), 9);
+        QCOMPARE(map.sourceLine(8), 0);
+        QCOMPARE(map.sourceLine(9), 0);
+        QCOMPARE(map.ptxLines(9), std::vector<int>{6});
+        QCOMPARE(map.sourceLine(-1), 0);
+        QCOMPARE(map.sourceLine(1000), 0);
+        // A file whose name only ends like the source's is another file.
+        QCOMPARE(dice::PtxLineMap::build(ptx, "K.cu").coveredSourceLines(), 0);
+        QCOMPARE(dice::PtxLineMap::build(ptx, "/k.cu").coveredSourceLines(), 2);
+    }
+
+    // The figures of the CUDA occupancy calculator for compute capability 9.0: 64K registers in
+    // four sub-partitions allocated 256 per warp, 64 warps and 32 blocks per SM, 228 KiB of
+    // shared memory with 1 KiB reserved per block.
+    void occupancyOnHopper_data() {
+        QTest::addColumn<int>("threads");
+        QTest::addColumn<int>("registers");
+        QTest::addColumn<int>("shared");
+        QTest::addColumn<int>("blocks");
+        QTest::addColumn<double>("fraction");
+        QTest::addColumn<QString>("limiter");
+        QTest::newRow("32 regs") << 256 << 32 << 0 << 8 << 1.0 << "warps";
+        QTest::newRow("64 regs") << 256 << 64 << 0 << 4 << 0.5 << "registers";
+        QTest::newRow("128 regs") << 256 << 128 << 0 << 2 << 0.25 << "registers";
+        QTest::newRow("255 regs") << 256 << 255 << 0 << 1 << 0.125 << "registers";
+        QTest::newRow("40 regs") << 128 << 40 << 0 << 12 << 0.75 << "registers";
+        QTest::newRow("48 KiB shared") << 256 << 32 << 48 * 1024 << 4 << 0.5 << "shared memory";
+        QTest::newRow("small blocks") << 32 << 16 << 0 << 32 << 0.5 << "blocks";
+        QTest::newRow("too many threads") << 2048 << 16 << 0 << 0 << 0.0 << "block too large";
+    }
+
+    void occupancyOnHopper() {
+        QFETCH(int, threads);
+        QFETCH(int, registers);
+        QFETCH(int, shared);
+        QFETCH(int, blocks);
+        QFETCH(double, fraction);
+        QFETCH(QString, limiter);
+        const auto limits = dice::smLimits("sm_90");
+        QVERIFY(limits);
+        const auto o = dice::theoreticalOccupancy(*limits, threads, registers, shared);
+        QCOMPARE(o.blocksPerSm, blocks);
+        QCOMPARE(o.fraction, fraction);
+        QCOMPARE(QString::fromStdString(dice::toString(o.limiter)), limiter);
+    }
+
+    void architectures() {
+        QVERIFY(dice::smLimits("sm_90a"));
+        QCOMPARE(dice::smLimits("compute_80")->maxThreadsPerSm, 2048);
+        QCOMPARE(dice::smLimits("sm_86")->maxThreadsPerSm, 1536);
+        QVERIFY(!dice::smLimits("sm_10"));
+        // Ampere consumer parts hold 48 warps: 256 threads with few registers give 6 blocks.
+        const auto o = dice::theoreticalOccupancy(*dice::smLimits("sm_86"), 256, 32, 0);
+        QCOMPARE(o.blocksPerSm, 6);
+        QCOMPARE(o.fraction, 1.0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProfileFacts)
+#include "tst_profile_facts.moc"

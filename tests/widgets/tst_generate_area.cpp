@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Generate, Infill and the model manager on a real (tiny, random) Qwen3 checkpoint run on the
+// model's own thread: the canvas and the timeline show exactly what the sampler did, the GUI
+// thread keeps serving events while the model runs, and holes are filled, accepted, rejected and
+// undone.
+#include "core/common/file_util.h"
+#include "core/diffusion/decode_trace.h"
+#include "core/infill/holes.h"
+#include "core/tasks/task.h"
+#include "core/tokenizer/bpe_trainer.h"
+#include "core/tokenizer/tokenizer.h"
+#include "widgets/editor/code_editor.h"
+#include "widgets/editor/find_bar.h"
+#include "widgets/generate/decode_plots.h"
+#include "widgets/generate/denoising_canvas.h"
+#include "widgets/generate/generate_area.h"
+#include "widgets/infill/infill_area.h"
+#include "widgets/model/model_manager.h"
+#include "widgets/model/model_runner.h"
+#include "widgets/shell/workbench_state.h"
+
+#include <qcustomplot.h>
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+// The tiny checkpoint of the parity test with a byte-level tokenizer trained to fit its 384-row
+// vocabulary, and the mask token the tokenizer defines.
+QString makeModelFolder(const QTemporaryDir& dir) {
+    const QString folder = dir.filePath("tiny");
+    QDir().mkpath(folder);
+    dice::BpeTrainerOptions options;
+    options.vocabSize = 300;
+    dice::BpeTrainer trainer(options);
+    trainer.addText(dice::readTextFile(DICE_SOURCE_DIR "/resources/solutions/add.dice"));
+    trainer.addText(dice::readTextFile(DICE_SOURCE_DIR "/resources/solutions/relu.dice"));
+    const std::string tokenizerJson = trainer.train();
+    dice::writeFileAtomically((folder + "/tokenizer.json").toStdString(), tokenizerJson);
+    const auto tokenizer = dice::Tokenizer::fromJson(tokenizerJson, "trained");
+    auto config =
+        nlohmann::json::parse(dice::readTextFile(DICE_TEST_FIXTURES "/qwen3-tiny/config.json"));
+    config["mask_token_id"] = *tokenizer.tokenId("<|MASK|>");
+    config["model_type"] = "sdar";
+    config["block_size"] = 4;
+    // Rotary positions have no trained table, so the prompts of the built-in tasks fit.
+    config["max_position_embeddings"] = 8192;
+    dice::writeFileAtomically((folder + "/config.json").toStdString(), config.dump(2));
+    QFile::copy(DICE_TEST_FIXTURES "/qwen3-tiny/model.safetensors", folder + "/model.safetensors");
+    return folder;
+}
+
+bool loadModel(dice::WorkbenchState& state, const QString& folder) {
+    QSignalSpy loaded(state.modelRunner(), &dice::ModelRunner::loaded);
+    QSignalSpy failed(state.modelRunner(), &dice::ModelRunner::loadFailed);
+    state.modelRunner()->load(folder, dice::ModelPlacement{}, 1);
+    if (!QTest::qWaitFor([&] { return loaded.count() + failed.count() > 0; }, 60000))
+        return false;
+    if (failed.count() > 0)
+        qWarning("%s", qPrintable(failed.first().at(0).toString()));
+    return loaded.count() == 1;
+}
+
+} // namespace
+
+class TestGenerateArea : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir m_dir;
+    QString m_model;
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(m_dir.isValid());
+        m_model = makeModelFolder(m_dir);
+    }
+
+    void modelManagerDescribesAndLoads() {
+        dice::WorkbenchState state;
+        dice::ModelManager manager(state.modelRunner());
+        QString error;
+        QVERIFY(!manager.addFolder(m_dir.filePath("missing"), &error));
+        QVERIFY(error.contains("config.json"));
+        QVERIFY2(manager.addFolder(m_model, &error), qPrintable(error));
+        QVERIFY(manager.knownFolders().contains(QDir::cleanPath(m_model)));
+        const QString description = manager.description();
+        QVERIFY2(description.contains("sdar"), qPrintable(description));
+        QVERIFY(description.contains("Layers: 2, hidden size 64"));
+        QSignalSpy loaded(state.modelRunner(), &dice::ModelRunner::loaded);
+        manager.loadSelected();
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 60000);
+        QCOMPARE(state.modelName(), QStringLiteral("tiny"));
+        QVERIFY(state.modelLoaded());
+        QCOMPARE(state.modelRunner()->summary().config.numLayers, 2);
+        state.modelRunner()->unload();
+        QVERIFY(!state.modelLoaded());
+    }
+
+    void aBrokenFolderFailsWithAReason() {
+        dice::WorkbenchState state;
+        const QString broken = m_dir.filePath("broken");
+        QDir().mkpath(broken);
+        QFile::copy(m_model + "/config.json", broken + "/config.json");
+        QFile::copy(m_model + "/tokenizer.json", broken + "/tokenizer.json");
+        QFile truncated(broken + "/model.safetensors");
+        QVERIFY(truncated.open(QIODevice::WriteOnly));
+        truncated.write("\x10\x00\x00\x00\x00\x00\x00\x00{\"a\":", 13);
+        truncated.close();
+        QSignalSpy failed(state.modelRunner(), &dice::ModelRunner::loadFailed);
+        state.modelRunner()->load(broken, dice::ModelPlacement{}, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
+        QVERIFY(failed.first().at(0).toString().contains("model.safetensors"));
+        QVERIFY(!state.modelLoaded());
+    }
+
+    void generationIsLiveAndReplayable() {
+        dice::WorkbenchState state;
+        QVERIFY(loadModel(state, m_model));
+        dice::GenerateArea area(&state);
+        area.resize(1200, 800);
+        area.show();
+        QVERIFY(area.generateEnabled());
+        area.setFreePrompt("__global__ void add(");
+        area.setCompareAutoregressive(true);
+        area.setMaxTokens(96);
+
+        // A 5 ms timer on the GUI thread measures how long the event loop is ever kept waiting
+        // while the model runs on its own thread.
+        QElapsedTimer clock;
+        qint64 last = 0;
+        qint64 worst = 0;
+        int ticks = 0;
+        QTimer probe;
+        probe.setInterval(5);
+        QObject::connect(&probe, &QTimer::timeout, [&] {
+            const qint64 now = clock.elapsed();
+            worst = std::max(worst, now - last);
+            last = now;
+            ++ticks;
+        });
+        QSignalSpy done(&area, &dice::GenerateArea::generationDone);
+        clock.start();
+        probe.start();
+        area.startGeneration();
+        QVERIFY(!area.generateEnabled());
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 120000);
+        probe.stop();
+        qInfo("GUI thread: %d timer ticks, longest gap %lld ms during %lld ms of generation", ticks,
+              worst, clock.elapsed());
+        QVERIFY(ticks > 0);
+
+        const dice::DecodeTrace& trace = area.trace();
+        QVERIFY(trace.stepCount() > 0);
+        QVERIFY(trace.finished());
+        // The canvas's final picture is the sampler's final state, cell for cell.
+        const auto final = trace.cellsAfter(trace.stepCount());
+        QCOMPARE(area.canvas()->step(), trace.stepCount());
+        QCOMPARE(area.canvas()->cells().size(), final.size());
+        for (std::size_t i = 0; i < final.size(); ++i) {
+            QCOMPARE(area.canvas()->cells()[i].token, final[i].token);
+            QCOMPARE(area.canvas()->cells()[i].committed, final[i].committed);
+        }
+        // Scrubbing back to step 1 shows exactly the cells that step committed.
+        QCOMPARE(area.timeline()->maximum(), trace.stepCount());
+        area.timeline()->setValue(1);
+        QCOMPARE(area.canvas()->step(), 1);
+        int committed = 0;
+        for (const auto& cell : area.canvas()->cells())
+            committed += cell.committed ? 1 : 0;
+        QCOMPARE(committed, trace.figures().front().committed);
+
+        // Autoregressive decoding of the same prompt: one pass per token at least, and the plots
+        // hold both.
+        const dice::DecodeTrace& ar = area.autoregressiveTrace();
+        QVERIFY(ar.stepCount() > 0);
+        QVERIFY(ar.forwardPasses() >= ar.length());
+        QVERIFY(area.plots()->committedPlot()->graph(1)->visible());
+        QCOMPARE(area.plots()->committedPlot()->graph(1)->dataCount(), ar.stepCount());
+        QCOMPARE(area.plots()->committedPlot()->graph(0)->dataCount(), trace.stepCount());
+        QVERIFY(area.figuresText().contains("tokens/s"));
+        QVERIFY(area.figuresText().contains("Autoregressive"));
+
+        // The exported trace reads back to the same steps.
+        const QString path = m_dir.filePath("trace.jsonl");
+        QString error;
+        QVERIFY2(area.exportTrace(path, &error), qPrintable(error));
+        const auto back = dice::DecodeTrace::fromJsonLines(dice::readTextFile(path.toStdString()));
+        QCOMPARE(back.stepCount(), trace.stepCount());
+        QCOMPARE(back.length(), trace.length());
+        QVERIFY(area.importTrace(path, &error));
+        QCOMPARE(area.trace().stepCount(), back.stepCount());
+    }
+
+    void stopEndsAGeneration() {
+        dice::WorkbenchState state;
+        QVERIFY(loadModel(state, m_model));
+        dice::GenerateArea area(&state);
+        area.setFreePrompt("kernel");
+        QSignalSpy done(&area, &dice::GenerateArea::generationDone);
+        area.startGeneration();
+        area.stopGeneration();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
+        QVERIFY(area.generateEnabled());
+    }
+
+    void infillFillsAcceptsRejectsAndUndoes() {
+        dice::WorkbenchState state;
+        state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
+        state.setCurrentTask("add");
+        QVERIFY(loadModel(state, m_model));
+        dice::InfillArea area(&state);
+        area.show();
+        // The task's skeleton: its solution with every kernel body a hole.
+        const auto skeleton =
+            dice::makeSkeleton(dice::readTextFile(DICE_SOURCE_DIR "/resources/solutions/add.dice"));
+        QVERIFY(skeleton);
+        QCOMPARE(area.text().toStdString(), skeleton->text);
+        QCOMPARE(area.holeNames(), QStringList{"add_map"});
+        QVERIFY(area.diffText().isEmpty());
+        QVERIFY(area.promptFor("add_map").contains("{{hole:add_map}}"));
+
+        QSignalSpy finished(&area, &dice::InfillArea::allFinished);
+        area.fillAll();
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QCOMPARE(area.holeState("add_map"), dice::InfillArea::HoleState::Proposed);
+        QVERIFY(area.canvas()->cells().size() > 0);
+        area.reject("add_map");
+        QCOMPARE(area.holeState("add_map"), dice::InfillArea::HoleState::Empty);
+        QCOMPARE(area.text().toStdString(), skeleton->text);
+
+        area.fillHole("add_map");
+        QTRY_COMPARE_WITH_TIMEOUT(area.holeState("add_map"), dice::InfillArea::HoleState::Proposed,
+                                  120000);
+        const QString proposal = area.proposal("add_map");
+        QVERIFY(area.accept("add_map"));
+        QVERIFY(area.holeNames().isEmpty());
+        QVERIFY(area.text().contains(proposal));
+        QVERIFY(!area.diffText().isEmpty());
+        // One undo step brings the hole back.
+        area.editor()->undo();
+        QCOMPARE(area.text().toStdString(), skeleton->text);
+    }
+
+    void holesFromTheSelectionAndFindReplace() {
+        dice::WorkbenchState state;
+        dice::InfillArea area(&state);
+        area.setSkeleton("__global__ void k(float* y) {\n    y[0] = 1.0f;\n}\n");
+        QString error;
+        QVERIFY(!area.makeHoleFromSelection("body", &error));
+        area.editor()->setSelection(1, 4, 1, 16);
+        QVERIFY2(area.makeHoleFromSelection("body", &error), qPrintable(error));
+        QCOMPARE(area.text(),
+                 QStringLiteral("__global__ void k(float* y) {\n    {{hole:body}}\n}\n"));
+        QCOMPARE(area.holeNames(), QStringList{"body"});
+        QVERIFY(area.diffText().contains("-    y[0] = 1.0f;"));
+        area.editor()->undo();
+        QVERIFY(area.holeNames().isEmpty());
+
+        dice::FindBar bar(area.editor());
+        bar.setFindText("y");
+        bar.setReplaceText("out");
+        bar.setCaseSensitive(true);
+        QCOMPARE(bar.replaceAll(), 2);
+        QVERIFY(area.text().contains("float* out"));
+        area.editor()->undo();
+        QVERIFY(area.text().contains("float* y"));
+    }
+};
+
+QTEST_MAIN(TestGenerateArea)
+#include "tst_generate_area.moc"

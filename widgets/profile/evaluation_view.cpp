@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "widgets/profile/evaluation_view.h"
+
+#include <qcustomplot.h>
+
+#include <QEvent>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace dice {
+
+namespace {
+
+QString ms(double value) {
+    return QObject::tr("%1 ms").arg(value, 0, 'f', value < 0.1 ? 4 : 3);
+}
+
+// Change from the baseline to this run, in the direction that reads naturally: "+12.0 %".
+QString delta(double now, double before) {
+    if (before == 0)
+        return QString();
+    const double change = (now - before) / before * 100.0;
+    return QStringLiteral("%1%2 %")
+        .arg(change >= 0 ? QStringLiteral("+") : QString())
+        .arg(change, 0, 'f', 1);
+}
+
+} // namespace
+
+EvaluationView::EvaluationView(QWidget* parent)
+    : QWidget(parent) {
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("EvaluationSummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_figures = new QTableWidget(this);
+    m_figures->setColumnCount(3);
+    m_figures->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_figures->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_figures->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_trials = new QTableWidget(this);
+    m_trials->setColumnCount(5);
+    m_trials->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_trials->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_trials->horizontalHeader()->setStretchLastSection(true);
+    m_trials->verticalHeader()->hide();
+    m_histogram = new QCustomPlot(this);
+    m_histogram->setMinimumHeight(160);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_figures);
+    split->addWidget(m_trials);
+    split->addWidget(m_histogram);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_summary);
+    layout->addWidget(split, 1);
+    refresh();
+}
+
+void EvaluationView::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::LanguageChange)
+        refresh();
+    QWidget::changeEvent(event);
+}
+
+void EvaluationView::showResult(const EvaluationResult& result) {
+    m_result = result;
+    refresh();
+}
+
+void EvaluationView::setBaseline(const std::optional<EvaluationResult>& baseline,
+                                 qint64 baselineRun) {
+    m_baseline = baseline;
+    m_baselineRun = baselineRun;
+    refresh();
+}
+
+void EvaluationView::clear() {
+    m_result.reset();
+    refresh();
+}
+
+QString EvaluationView::summary() const {
+    return m_summary->text();
+}
+
+QString EvaluationView::verdictSentence(const EvaluationResult& r) {
+    switch (r.verdict) {
+    case Verdict::Correct:
+        if (r.speedup > 0)
+            return tr("Correct, %1× the speed of the PyTorch reference.").arg(r.speedup, 0, 'f', 2);
+        return tr("Correct.");
+    case Verdict::Incorrect:
+        return tr("Wrong: an output differs from the reference.");
+    case Verdict::CompileError:
+        return tr("Does not compile.");
+    case Verdict::InvalidCandidate:
+        return tr("Not a valid candidate of the dialect.");
+    case Verdict::RuntimeError:
+        return tr("Failed while running (a launch failed or the kernel faulted).");
+    case Verdict::Timeout:
+        return tr("Took too long and was stopped.");
+    case Verdict::Fallback:
+        return tr("Not counted: the host code computes with PyTorch instead of its own kernels.");
+    case Verdict::NotRun:
+        return tr("Compiled, but not run: there is no GPU here.");
+    }
+    return QString();
+}
+
+QString EvaluationView::workerSentence(const std::string& state) {
+    if (state.empty() || state == "ok")
+        return tr("The evaluation worker is running normally.");
+    if (state.find("fault") != std::string::npos)
+        return tr("The evaluation worker was restarted after the kernel faulted.");
+    if (state.find("timeout") != std::string::npos)
+        return tr("The evaluation worker was restarted after a timeout.");
+    if (state.find("no GPU") != std::string::npos || state.find("no gpu") != std::string::npos)
+        return tr("There is no GPU, so the worker compiles but does not run kernels.");
+    return tr("Evaluation worker: %1").arg(QString::fromStdString(state));
+}
+
+void EvaluationView::refresh() {
+    m_figures->setHorizontalHeaderLabels(
+        {tr("This run"),
+         m_baselineRun > 0 ? tr("Baseline (run %1)").arg(m_baselineRun) : tr("Baseline"),
+         tr("Change")});
+    m_trials->setHorizontalHeaderLabels({tr("Trial"), tr("Passed"), tr("Largest abs. error"),
+                                         tr("Largest rel. error"), tr("Detail")});
+    m_histogram->xAxis->setLabel(tr("Time per call (ms)"));
+    m_histogram->yAxis->setLabel(tr("Trials"));
+    if (!m_result) {
+        m_summary->setText(tr("Evaluate to compile, check and time the candidate against the "
+                              "task's reference."));
+        m_figures->setRowCount(0);
+        m_trials->setRowCount(0);
+        m_histogram->clearPlottables();
+        m_histogram->replot();
+        return;
+    }
+    const EvaluationResult& r = *m_result;
+    QString text = QStringLiteral("<b>%1</b>").arg(verdictSentence(r).toHtmlEscaped());
+    if (!r.message.empty())
+        text += QStringLiteral("<br>") + QString::fromStdString(r.message).toHtmlEscaped();
+    text += QStringLiteral("<br>") + workerSentence(r.workerState).toHtmlEscaped();
+    if (!r.device.empty())
+        text += QStringLiteral(" ") +
+                tr("Device: %1.").arg(QString::fromStdString(r.device)).toHtmlEscaped();
+    m_summary->setText(text);
+
+    struct Row {
+        QString name;
+        QString now;
+        QString before;
+        QString change;
+    };
+    QList<Row> rows;
+    const EvaluationResult* b = m_baseline ? &*m_baseline : nullptr;
+    auto passed = [](const EvaluationResult& e) {
+        return static_cast<int>(std::count_if(e.trials.begin(), e.trials.end(),
+                                              [](const TrialResult& t) { return t.passed; }));
+    };
+    auto largest = [](const EvaluationResult& e) {
+        double worst = 0;
+        for (const auto& t : e.trials)
+            worst = std::max(worst, t.maxAbsError);
+        return worst;
+    };
+    rows.append({tr("Verdict"), QString::fromStdString(toString(r.verdict)),
+                 b ? QString::fromStdString(toString(b->verdict)) : QString(), QString()});
+    rows.append({tr("Compile time"), ms(r.compileMs), b ? ms(b->compileMs) : QString(),
+                 b ? delta(r.compileMs, b->compileMs) : QString()});
+    rows.append({tr("Correctness trials passed"),
+                 tr("%1 of %2").arg(passed(r)).arg(r.trials.size()),
+                 b ? tr("%1 of %2").arg(passed(*b)).arg(b->trials.size()) : QString(), QString()});
+    rows.append({tr("Largest absolute error"), QString::number(largest(r), 'g', 3),
+                 b ? QString::number(largest(*b), 'g', 3) : QString(), QString()});
+    auto timing = [&](const QString& name, const std::optional<TimingStats>& now,
+                      const std::optional<TimingStats>& before, double TimingStats::*field) {
+        if (!now && !(before))
+            return;
+        rows.append({name, now ? ms((*now).*field) : QString(),
+                     before ? ms((*before).*field) : QString(),
+                     now && before ? delta((*now).*field, (*before).*field) : QString()});
+    };
+    const std::optional<TimingStats> none;
+    timing(tr("Median time"), r.candidateTime, b ? b->candidateTime : none, &TimingStats::medianMs);
+    timing(tr("Mean time"), r.candidateTime, b ? b->candidateTime : none, &TimingStats::meanMs);
+    timing(tr("Spread (standard deviation)"), r.candidateTime, b ? b->candidateTime : none,
+           &TimingStats::stdMs);
+    timing(tr("Fastest trial"), r.candidateTime, b ? b->candidateTime : none, &TimingStats::minMs);
+    timing(tr("Kernel time (CUPTI, median)"), r.candidateKernelTime,
+           b ? b->candidateKernelTime : none, &TimingStats::medianMs);
+    timing(tr("Reference median time"), r.referenceTime, b ? b->referenceTime : none,
+           &TimingStats::medianMs);
+    if (r.speedup > 0 || (b && b->speedup > 0))
+        rows.append(
+            {tr("Speedup over PyTorch"),
+             r.speedup > 0 ? QStringLiteral("%1×").arg(r.speedup, 0, 'f', 2) : QString(),
+             b && b->speedup > 0 ? QStringLiteral("%1×").arg(b->speedup, 0, 'f', 2) : QString(),
+             b ? delta(r.speedup, b->speedup) : QString()});
+    if (r.physicalBoundMs > 0)
+        rows.append({tr("Physical bound"), ms(r.physicalBoundMs), QString(), QString()});
+    rows.append({tr("Kernel launches per call"), QString::number(r.launchesPerCall),
+                 b ? QString::number(b->launchesPerCall) : QString(), QString()});
+    QStringList flags;
+    for (const auto& f : r.flags)
+        flags << QStringLiteral("%1: %2").arg(QString::fromStdString(f.code),
+                                              QString::fromStdString(f.message));
+    rows.append({tr("Flags"), flags.isEmpty() ? tr("none") : flags.join(QLatin1Char('\n')),
+                 QString(), QString()});
+    rows.append({tr("Worker"), QString::fromStdString(r.workerState), QString(), QString()});
+    m_figures->setRowCount(static_cast<int>(rows.size()));
+    QStringList names;
+    for (int i = 0; i < rows.size(); ++i) {
+        names << rows[i].name;
+        m_figures->setItem(i, 0, new QTableWidgetItem(rows[i].now));
+        m_figures->setItem(i, 1, new QTableWidgetItem(rows[i].before));
+        m_figures->setItem(i, 2, new QTableWidgetItem(rows[i].change));
+    }
+    m_figures->setVerticalHeaderLabels(names);
+    m_figures->setColumnHidden(1, b == nullptr);
+    m_figures->setColumnHidden(2, b == nullptr);
+
+    m_trials->setRowCount(static_cast<int>(r.trials.size()));
+    for (int i = 0; i < static_cast<int>(r.trials.size()); ++i) {
+        const auto& t = r.trials[static_cast<std::size_t>(i)];
+        m_trials->setItem(i, 0, new QTableWidgetItem(QString::number(t.trial)));
+        auto* ok = new QTableWidgetItem(t.passed ? tr("yes") : tr("no"));
+        ok->setForeground(t.passed ? QColor(0x20, 0x80, 0x30) : QColor(0xc0, 0x20, 0x20));
+        m_trials->setItem(i, 1, ok);
+        m_trials->setItem(i, 2, new QTableWidgetItem(QString::number(t.maxAbsError, 'g', 3)));
+        m_trials->setItem(i, 3, new QTableWidgetItem(QString::number(t.maxRelError, 'g', 3)));
+        m_trials->setItem(i, 4, new QTableWidgetItem(QString::fromStdString(t.detail)));
+    }
+
+    // The histogram: timed trials in 30 bins over the range of this run and the baseline.
+    m_histogram->clearPlottables();
+    std::vector<double> samples =
+        r.candidateTime ? r.candidateTime->samplesMs : std::vector<double>{};
+    std::vector<double> baseSamples;
+    if (b && b->candidateTime)
+        baseSamples = b->candidateTime->samplesMs;
+    if (!samples.empty() || !baseSamples.empty()) {
+        double lo = std::numeric_limits<double>::max();
+        double hi = std::numeric_limits<double>::lowest();
+        for (const auto* set : {&samples, &baseSamples})
+            for (double v : *set) {
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+        const int bins = 30;
+        const double width = hi > lo ? (hi - lo) / bins : std::max(lo * 0.01, 1e-6);
+        auto addBars = [&](const std::vector<double>& values, const QColor& color,
+                           const QString& name) {
+            if (values.empty())
+                return;
+            QVector<double> keys(bins);
+            QVector<double> counts(bins, 0);
+            for (int i = 0; i < bins; ++i)
+                keys[i] = lo + (i + 0.5) * width;
+            for (double v : values)
+                counts[std::clamp(static_cast<int>((v - lo) / width), 0, bins - 1)] += 1;
+            auto* bars = new QCPBars(m_histogram->xAxis, m_histogram->yAxis);
+            bars->setName(name);
+            bars->setWidth(width * 0.9);
+            bars->setData(keys, counts, true);
+            bars->setPen(QPen(color.darker()));
+            QColor fill = color;
+            fill.setAlpha(150);
+            bars->setBrush(fill);
+        };
+        addBars(baseSamples, QColor(0x99, 0x99, 0x99), tr("Baseline"));
+        addBars(samples, QColor(0x2a, 0x7f, 0xd4), tr("This run"));
+        m_histogram->xAxis->setRange(lo - width, hi + width);
+        m_histogram->yAxis->rescale();
+        m_histogram->yAxis->setRangeLower(0);
+        m_histogram->legend->setVisible(!baseSamples.empty());
+    }
+    m_histogram->replot();
+}
+
+} // namespace dice
