@@ -707,12 +707,6 @@ committed at step %4 (block %5), confidence %6</source>
         <source>filling…</source>
         <translation>埋めています…</translation>
     </message>
-    <message numerus="yes">
-        <source>proposal ready (%n lines)</source>
-        <translation>
-            <numerusform>提案あり (%n 行)</numerusform>
-        </translation>
-    </message>
     <message>
         <source>failed: %1</source>
         <translation>失敗: %1</translation>
@@ -748,6 +742,12 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>Filling %1…</source>
         <translation>%1 を埋めています…</translation>
+    </message>
+    <message numerus="yes">
+        <source>proposal ready, lines: %n</source>
+        <translation>
+                <numerusform>提案あり (%n 行)</numerusform>
+            </translation>
     </message>
 </context>
 <context>

@@ -139,11 +139,12 @@ int main(int argc, char** argv) {
             window.areas()->setCurrentIndex(dice::MainWindow::InfillIndex);
             window.infillArea()->fillAll();
         });
-    if (generate || fill) {
+    if (generate)
         QObject::connect(state.modelRunner(), &dice::ModelRunner::loaded, &window, [&window] {
             window.areas()->setCurrentIndex(dice::MainWindow::GenerateIndex);
             window.generateArea()->startGeneration();
         });
+    if (generate || fill) {
         QObject::connect(state.modelRunner(), &dice::ModelRunner::loadFailed, &app,
                          [](const QString& message) {
                              qWarning("%s", qPrintable(message));
@@ -168,7 +169,11 @@ int main(int argc, char** argv) {
                              grabAndQuit();
                          });
     } else if (fill && !shot.isEmpty()) {
-        QObject::connect(window.infillArea(), &dice::InfillArea::allFinished, &window, grabAndQuit);
+        QObject::connect(window.infillArea(), &dice::InfillArea::allFinished, &window,
+                         [&window, grabAndQuit] {
+                             window.infillArea()->acceptAll();
+                             grabAndQuit();
+                         });
     } else if (parser.isSet(screenshotOption)) {
         // Give the background checks (machine facts, first compile) time to arrive first.
         const QString file = parser.value(screenshotOption);

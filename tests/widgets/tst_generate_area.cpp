@@ -130,7 +130,7 @@ private Q_SLOTS:
         QVERIFY(area.generateEnabled());
         area.setFreePrompt("__global__ void add(");
         area.setCompareAutoregressive(true);
-        area.setMaxTokens(96);
+        area.setMaxTokens(256);
 
         // A 5 ms timer on the GUI thread measures how long the event loop is ever kept waiting
         // while the model runs on its own thread.
@@ -153,9 +153,14 @@ private Q_SLOTS:
         QVERIFY(!area.generateEnabled());
         QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 120000);
         probe.stop();
-        qInfo("GUI thread: %d timer ticks, longest gap %lld ms during %lld ms of generation", ticks,
-              worst, clock.elapsed());
-        QVERIFY(ticks > 0);
+        const qint64 elapsed = clock.elapsed();
+        qInfo("GUI thread: %d timer ticks, longest gap %lld ms during %lld ms of generation; "
+              "canvas: %lld frames, %.1f frames/s",
+              ticks, worst, elapsed, area.canvas()->framesPainted(),
+              1000.0 * static_cast<double>(area.canvas()->framesPainted()) /
+                  static_cast<double>(std::max<qint64>(1, elapsed)));
+        // The GUI thread kept serving its timers while the model ran elsewhere.
+        QVERIFY2(ticks >= 3, qPrintable(QString::number(ticks)));
 
         const dice::DecodeTrace& trace = area.trace();
         QVERIFY(trace.stepCount() > 0);

@@ -206,6 +206,7 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
     settingsScroll->setWidget(m_decodingBox);
     settingsScroll->setWidgetResizable(true);
     settingsScroll->setFrameShape(QFrame::NoFrame);
+    settingsScroll->setMinimumWidth(m_decodingBox->sizeHint().width() + 24);
     auto* top = new QSplitter(Qt::Horizontal, this);
     top->addWidget(m_sourceBox);
     top->addWidget(settingsScroll);

@@ -266,7 +266,7 @@ void InfillArea::refreshHoles() {
                 state = tr("filling…");
                 break;
             case HoleState::Proposed:
-                state = tr("proposal ready (%n lines)", nullptr,
+                state = tr("proposal ready, lines: %n", nullptr,
                            static_cast<int>(m_work[name].proposal.count(QLatin1Char('\n')) + 1));
                 break;
             case HoleState::Failed:
@@ -599,6 +599,15 @@ bool InfillArea::accept(const QString& name) {
     m_editor->replaceSelectedText(content);
     m_editor->endUndoAction();
     return true;
+}
+
+int InfillArea::acceptAll() {
+    int accepted = 0;
+    for (const QString& name : holeNames())
+        accepted += accept(name) ? 1 : 0;
+    if (accepted > 0)
+        m_tabs->setCurrentIndex(1);
+    return accepted;
 }
 
 void InfillArea::reject(const QString& name) {

@@ -54,6 +54,8 @@ public:
     void fillAll();
     void stop();
     bool accept(const QString& name);
+    // Accepts every proposal and shows the diff against the skeleton; returns how many.
+    int acceptAll();
     void reject(const QString& name);
     // The prompt the model gets for a hole (tests and the "show prompt" view read it).
     QString promptFor(const QString& name, QString* error = nullptr) const;

@@ -19,7 +19,9 @@ namespace dice {
 namespace {
 
 QString ms(double value) {
-    return QObject::tr("%1 ms").arg(value, 0, 'f', value < 0.1 ? 4 : 3);
+    // Three significant digits for the microsecond kernels, three decimals for the rest.
+    return QObject::tr("%1 ms").arg(value < 1.0 ? QString::number(value, 'g', 3)
+                                                : QString::number(value, 'f', 3));
 }
 
 // Change from the baseline to this run, in the direction that reads naturally: "+12.0 %".
