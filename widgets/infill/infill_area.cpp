@@ -598,6 +598,9 @@ bool InfillArea::accept(const QString& name) {
                             static_cast<long>(hole->offset + hole->length));
     m_editor->replaceSelectedText(content);
     m_editor->endUndoAction();
+    // The caret goes to the start of what was filled in, so the view shows it from its start.
+    m_editor->SendScintilla(QsciScintilla::SCI_GOTOPOS, static_cast<unsigned long>(hole->offset));
+    m_editor->SendScintilla(QsciScintilla::SCI_SETXOFFSET, 0UL);
     return true;
 }
 
