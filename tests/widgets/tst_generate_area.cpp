@@ -19,9 +19,10 @@
 #include "widgets/model/model_runner.h"
 #include "widgets/shell/workbench_state.h"
 
+#include "event_loop_probe.h"
+
 #include <qcustomplot.h>
 
-#include <QElapsedTimer>
 #include <QFile>
 #include <QSignalSpy>
 #include <QSlider>
@@ -132,35 +133,22 @@ private Q_SLOTS:
         area.setCompareAutoregressive(true);
         area.setMaxTokens(256);
 
-        // A 5 ms timer on the GUI thread measures how long the event loop is ever kept waiting
-        // while the model runs on its own thread.
-        QElapsedTimer clock;
-        qint64 last = 0;
-        qint64 worst = 0;
-        int ticks = 0;
-        QTimer probe;
-        probe.setInterval(5);
-        QObject::connect(&probe, &QTimer::timeout, [&] {
-            const qint64 now = clock.elapsed();
-            worst = std::max(worst, now - last);
-            last = now;
-            ++ticks;
-        });
+        // How long the event loop is ever kept waiting while the model runs on its own thread.
+        EventLoopProbe probe;
         QSignalSpy done(&area, &dice::GenerateArea::generationDone);
-        clock.start();
         probe.start();
         area.startGeneration();
         QVERIFY(!area.generateEnabled());
         QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 120000);
         probe.stop();
-        const qint64 elapsed = clock.elapsed();
+        const qint64 elapsed = probe.elapsedMs();
         qInfo("GUI thread: %d timer ticks, longest gap %lld ms during %lld ms of generation; "
               "canvas: %lld frames, %.1f frames/s",
-              ticks, worst, elapsed, area.canvas()->framesPainted(),
+              probe.ticks(), probe.longestGapMs(), elapsed, area.canvas()->framesPainted(),
               1000.0 * static_cast<double>(area.canvas()->framesPainted()) /
                   static_cast<double>(std::max<qint64>(1, elapsed)));
         // The GUI thread kept serving its timers while the model ran elsewhere.
-        QVERIFY2(ticks >= 3, qPrintable(QString::number(ticks)));
+        QVERIFY2(probe.ticks() >= 3, qPrintable(QString::number(probe.ticks())));
 
         const dice::DecodeTrace& trace = area.trace();
         QVERIFY(trace.stepCount() > 0);

@@ -11,13 +11,13 @@
 #include "widgets/profile/run_history.h"
 #include "widgets/shell/workbench_state.h"
 
+#include "event_loop_probe.h"
+
 #include <qcustomplot.h>
 
-#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
-#include <QTimer>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -143,26 +143,14 @@ private Q_SLOTS:
         area.setSource(QString::fromStdString(
             dice::readTextFile(DICE_SOURCE_DIR "/resources/solutions/add.dice")));
         QSignalSpy evaluated(&area, &dice::ProfileArea::evaluated);
-        // A 5 ms timer measures the longest wait of the GUI thread while the worker evaluates.
-        QElapsedTimer clock;
-        qint64 last = 0;
-        qint64 worst = 0;
-        int ticks = 0;
-        QTimer probe;
-        probe.setInterval(5);
-        QObject::connect(&probe, &QTimer::timeout, [&] {
-            worst = std::max(worst, clock.elapsed() - last);
-            last = clock.elapsed();
-            ++ticks;
-        });
-        clock.start();
+        EventLoopProbe probe;
         probe.start();
         area.evaluateNow();
         QTRY_VERIFY_WITH_TIMEOUT(evaluated.count() == 1, 240000);
         probe.stop();
-        qInfo("GUI thread: %d timer ticks, longest gap %lld ms during %lld ms of evaluation", ticks,
-              worst, clock.elapsed());
-        QVERIFY(ticks > 1);
+        qInfo("GUI thread: %d timer ticks, longest gap %lld ms during %lld ms of evaluation",
+              probe.ticks(), probe.longestGapMs(), probe.elapsedMs());
+        QVERIFY(probe.ticks() > 1);
         const auto first = evaluated.first().at(0).value<dice::EvaluationResult>();
         QVERIFY2(first.verdict == dice::Verdict::NotRun || first.verdict == dice::Verdict::Correct,
                  first.message.c_str());
