@@ -43,6 +43,9 @@ void synchronize(const ModelBenchOptions& o) {
 void resetPeakMemory(const ModelBenchOptions& o) {
 #if DICE_TORCH_CUDA
     if (o.device == ModelDevice::Cuda) {
+        // The caching allocator is set up by the first CUDA allocation; before it, its statistics
+        // calls fail with "Invalid device argument".
+        (void)at::empty({1}, at::TensorOptions().device(at::kCUDA));
         c10::cuda::CUDACachingAllocator::emptyCache();
         c10::cuda::CUDACachingAllocator::resetPeakStats(0);
     }
