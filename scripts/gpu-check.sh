@@ -28,6 +28,8 @@ if [[ -n "${DICE_DEPS_PREFIX:-}" ]]; then
     deps="$(cd "$DICE_DEPS_PREFIX" && pwd)"
     prefix_path="$deps/usr;$prefix_path"
     export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # A compiler built without multiarch does not look in lib/x86_64-linux-gnu by itself.
+    library_path="$deps/usr/lib/x86_64-linux-gnu"
 fi
 cupti_hints="$("$python" -c 'import nvidia.cuda_cupti, os; d=os.path.dirname(nvidia.cuda_cupti.__file__); print(d + "/lib;" + d + "/include")' 2>/dev/null || true)"
 
@@ -36,6 +38,7 @@ cmake -S "$here" -B "$build" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release \
     -DDICE_GUI=OFF -DDICE_CUDA=ON -DDICE_BUILD_TESTS=OFF \
     -DCMAKE_PREFIX_PATH="$prefix_path" \
+    -DCMAKE_LIBRARY_PATH="${library_path:-}" \
     -DDICE_CUPTI_HINTS="$cupti_hints"
 cmake --build "$build" --target dice dice-evald
 

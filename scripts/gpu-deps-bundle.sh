@@ -20,4 +20,12 @@ rm -rf "$out/debs"
 # Static archives, documentation and tools are not needed to build and run: keep the bundle small.
 find "$out/prefix" -name '*.a' -delete
 rm -rf "$out/prefix/usr/share/doc" "$out/prefix/usr/share/man" "$out/prefix/usr/bin"
+# Links become copies: the copy of the working tree that reaches a GPU machine keeps no links.
+find "$out/prefix" -type l | while read -r link; do
+    target="$(readlink -f "$link")"
+    rm "$link"
+    if [[ -f "$target" ]]; then
+        cp "$target" "$link"
+    fi
+done
 echo "bundle: $out/prefix"

@@ -2,10 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Regenerates the screenshots in docs/screenshots/ by running the workbench in a real window on a
 # virtual X server (Xvfb). Needs a build (scripts/setup.sh).
-#
-# Until the embedded model ships, the Generate and Infill pictures use the tiny test checkpoint
-# of tests/fixtures/qwen3-tiny (random weights) with a tokenizer trained here on the built-in
-# solutions: the decoding they show is real, the code it writes is not meant to be.
+# The Generate and Infill pictures are taken with the embedded model (resources/models/dice-nano).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="$here/build/dev/bin"
@@ -17,20 +14,6 @@ trap 'rm -rf "$work"' EXIT
 export XDG_CONFIG_HOME="$work/config"
 export XDG_DATA_HOME="$work/data"
 
-model="$work/tiny-test-model"
-mkdir -p "$model"
-"$bin/dice" tokenizer train --corpus "$here/resources/solutions" --vocab-size 300 \
-    --output "$model/tokenizer.json" >/dev/null
-cp "$here/tests/fixtures/qwen3-tiny/model.safetensors" "$model/"
-python3 - "$here/tests/fixtures/qwen3-tiny/config.json" "$model" <<'PY'
-import json, sys
-config = json.load(open(sys.argv[1]))
-vocab = json.load(open(sys.argv[2] + "/tokenizer.json"))
-mask = [t["id"] for t in vocab["added_tokens"] if t["content"] == "<|MASK|>"][0]
-config.update(model_type="sdar", block_size=4, mask_token_id=mask, max_position_embeddings=8192)
-json.dump(config, open(sys.argv[2] + "/config.json", "w"), indent=2)
-PY
-
 shoot() {
     local name="$1"
     shift
@@ -39,8 +22,8 @@ shoot() {
 }
 shoot main-window --lang en --task layer_norm --area generate --no-model
 shoot main-window-ja --lang ja --task layer_norm --area generate --no-model
-shoot generate-live --lang en --task relu --model "$model" --generate
-shoot infill-filled --lang en --task add --model "$model" --fill
+shoot generate-live --lang en --task layer_norm --generate
+shoot infill-filled --lang en --task relu --fill
 
 # A kernel with a mistake on line 7, for the diagnostics.
 cat >"$work/broken.cu" <<'CU'

@@ -25,6 +25,7 @@
 #include <QPushButton>
 #include <QRadioButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
@@ -206,7 +207,6 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
     settingsScroll->setWidget(m_decodingBox);
     settingsScroll->setWidgetResizable(true);
     settingsScroll->setFrameShape(QFrame::NoFrame);
-    settingsScroll->setMinimumWidth(m_decodingBox->sizeHint().width() + 24);
     auto* top = new QSplitter(Qt::Horizontal, this);
     top->addWidget(m_sourceBox);
     top->addWidget(settingsScroll);
@@ -320,6 +320,9 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
     retranslate();
     updatePrompt();
     updateFigures();
+    // Wide enough for the labels and fields once they have their (translated) text.
+    settingsScroll->setMinimumWidth(m_decodingBox->sizeHint().width() +
+                                    settingsScroll->verticalScrollBar()->sizeHint().width() + 8);
 }
 
 void GenerateArea::changeEvent(QEvent* event) {

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The embedded model on held-out tasks of the synthetic corpus: one greedy answer per task from
+`dice generate`, the answers evaluated as a suite by `dice eval` (Exec, fast_p per level).
+
+  bench/nano_eval.py --dice DICE --model DIR --corpus DIR --split heldout_variant \
+      --limit N --work DIR [--device cuda] [--preset small|bench] [--kind generate|infill]
+      [--output FILE]
+
+For infilling, the answer is the text of the hole and the candidate is the skeleton of the prompt
+with the hole filled. Prints the generation figures and writes WORK/candidates, WORK/tasks and the
+report (the command, the machine from `dice info`, generation per task and the suite's JSON from
+`dice eval`) to --output, by default WORK/report.json."""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--dice", required=True)
+    p.add_argument("--model", required=True)
+    p.add_argument("--corpus", required=True)
+    p.add_argument("--split", default="heldout_variant")
+    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--work", required=True)
+    p.add_argument("--device", default="cuda")
+    p.add_argument("--preset", default="bench")
+    p.add_argument("--max-tokens", type=int, default=1024)
+    p.add_argument("--kind", default="generate", choices=["generate", "infill"])
+    p.add_argument("--output")
+    a = p.parse_args()
+    rows = [json.loads(line) for line in open(os.path.join(a.corpus, "corpus.jsonl"))]
+    chosen, families = [], {}
+    # Spread the sample over families: the first task of each family, then the second, ...
+    for r in rows:
+        if r["split"] == a.split and r["kind"] == a.kind:
+            families.setdefault(r["family"], []).append(r)
+    rank = 0
+    while len(chosen) < a.limit and any(len(v) > rank for v in families.values()):
+        for name in sorted(families):
+            if rank < len(families[name]) and len(chosen) < a.limit:
+                chosen.append(families[name][rank])
+        rank += 1
+    tasks = os.path.join(a.work, "tasks")
+    candidates = os.path.join(a.work, "candidates")
+    os.makedirs(tasks, exist_ok=True)
+    os.makedirs(candidates, exist_ok=True)
+    generations = []
+    for r in chosen:
+        shutil.copy(os.path.join(a.corpus, "tasks", r["task"] + ".json"), tasks)
+        start = time.time()
+        out = subprocess.run([a.dice, "generate", "--model", a.model, "--prompt", r["prompt"],
+                              "--chat", "--device", a.device, "--max-tokens", str(a.max_tokens),
+                              "--strategy", "dynamic", "--threshold", "0.9", "--temperature", "0"],
+                             capture_output=True, text=True)
+        seconds = time.time() - start
+        answer = out.stdout
+        if a.kind == "infill":
+            # The prompt ends with the skeleton; its one hole takes the answer.
+            skeleton = r["prompt"].split("Skeleton:\n", 1)[1]
+            answer = re.sub(r"\{\{hole(:[A-Za-z0-9_]+)?\}\}", lambda m: answer.rstrip("\n"),
+                            skeleton, count=1)
+        with open(os.path.join(candidates, r["task"] + ".dice"), "w") as f:
+            f.write(answer)
+        figures = out.stderr.strip().splitlines()[-1] if out.stderr.strip() else ""
+        generations.append({"task": r["task"], "family": r["family"], "level": r["level"],
+                            "seconds": seconds, "figures": figures, "rc": out.returncode})
+        print(r["task"], "%.2f s" % seconds, figures, flush=True)
+    ev = subprocess.run([a.dice, "eval", "--suite", tasks, "--candidates", candidates,
+                         "--preset", a.preset, "--json", "--no-store"],
+                        capture_output=True, text=True)
+    try:
+        suite = json.loads(ev.stdout)
+    except json.JSONDecodeError:
+        suite = {"error": ev.stdout[-2000:] + ev.stderr[-2000:]}
+    info = subprocess.run([a.dice, "info", "--json"], capture_output=True, text=True)
+    try:
+        machine = json.loads(info.stdout)
+    except json.JSONDecodeError:
+        machine = {}
+    command = "bench/nano_eval.py " + " ".join(
+        os.path.basename(x) if os.path.isabs(x) else x for x in sys.argv[1:])
+    report = {"kind": "nano-eval", "command": command,
+              "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine,
+              "split": a.split, "answers": a.kind, "preset": a.preset,
+              "model": os.path.basename(os.path.normpath(a.model)),
+              "generations": generations, "suite": suite}
+    with open(a.output or os.path.join(a.work, "report.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    print(ev.stderr[-3000:])
+
+
+if __name__ == "__main__":
+    main()
