@@ -14,10 +14,13 @@
 #include "core/cuda/torch_cuda_bridge.h"
 #include "core/eval/candidate.h"
 #include "core/eval/host_program.h"
+#include "core/model/safetensors.h"
+#include "core/model/safetensors_torch.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -135,10 +138,23 @@ at::Tensor makeTensor(const Task& task, const TensorSpec& spec, const std::strin
     case InitSpec::Kind::Ones:
         t = torch::ones(shape, floatOptions);
         break;
-    case InitSpec::Kind::File:
-        throw FileError(task.path, spec.name + " is read from the tensor file \"" + init.file +
-                                       "\"; the native evaluator draws its tensors and does "
-                                       "not read tensor files");
+    case InitSpec::Kind::File: {
+        // Imported parameters (the problem's seeded weights), beside the task file. Their shape
+        // does not depend on the preset, so they serve every trial unchanged.
+        const std::string path =
+            (std::filesystem::path(task.path).parent_path() / init.file).string();
+        const auto file = SafetensorsFile::open(path);
+        const SafetensorsEntry* entry = file->header().find(init.tensor);
+        if (!entry)
+            throw FileError(path, "has no tensor \"" + init.tensor + "\" for " + spec.name);
+        const at::Tensor stored = safetensorsTensor(file, *entry);
+        if (stored.sizes() != at::IntArrayRef(shape))
+            throw FileError(path, init.tensor + " has the shape " + c10::str(stored.sizes()) +
+                                      ", but " + spec.name + " needs " +
+                                      c10::str(at::IntArrayRef(shape)));
+        t = stored.to(device, target, false, true);
+        break;
+    }
     }
     return t.scalar_type() == target ? t : t.to(target);
 }

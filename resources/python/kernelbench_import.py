@@ -264,7 +264,10 @@ def pattern_fill(tensor, centre, bound):
         if n == 0:
             return
         generator = torch.Generator().manual_seed(n % 65521)
-        block = (torch.rand(min(n, 1 << 20), generator=generator) * 2 - 1) * bound + centre
+        # The generator is a CPU one, so the draw is made on the CPU whatever device the problem's
+        # factories are sent to.
+        draw = torch.rand(min(n, 1 << 20), generator=generator, device="cpu")
+        block = (draw * 2 - 1) * bound + centre
         block = block.to(device=tensor.device, dtype=tensor.dtype)
         for start in range(0, n, block.numel()):
             count = min(block.numel(), n - start)
