@@ -70,17 +70,19 @@ for step in "${steps[@]}"; do
             status=1
             continue
         fi
-        rel() { "$python" -c 'import os, sys; print(os.path.relpath(sys.argv[1]))' "$1"; }
+        # Links in the output folder keep the recorded commands free of this machine's paths.
+        ln -sfn "$(cd "$kb" && pwd)" kernelbench-problems
+        ln -sfn "$here/bench/kernelbench_solutions" kernelbench-solutions
         if [[ "$step" == kernelbench-import ]]; then
             # Every converted reference against the original Model at the bench sizes.
             for level in 1 2; do
                 "$dice" import kernelbench --verify-bench --fast-init --device cuda \
                     --python "$python" --report "kernelbench-import-level$level-$device.json" \
-                    "$(rel "$kb/level$level")" || status=1
+                    "kernelbench-problems/level$level" || status=1
             done
         else
-            "$dice" kernelbench bench --python "$python" \
-                --solutions "$(rel "$here/bench/kernelbench_solutions")" --problems "$(rel "$kb")" \
+            "$dice" kernelbench bench --python "$python" --work kernelbench-work \
+                --solutions kernelbench-solutions --problems kernelbench-problems \
                 --output "bench-kernelbench-$device.json" || status=1
         fi
         ;;
