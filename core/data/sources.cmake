@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 list(APPEND DICE_CORE_PLAIN_SOURCES
+    data/corpus_curator.cpp
     data/corpus_synth.cpp
     data/corpus_writer.cpp
     data/nano_prompts.cpp

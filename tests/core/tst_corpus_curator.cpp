@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Curation of the synthetic corpus: the keep rule (verified, and fast enough measured or by the
+// family's median), and the whole pass on a real synthetic corpus, which without a GPU verifies
+// nothing and says why.
+#include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/data/corpus_curator.h"
+#include "core/data/corpus_synth.h"
+#include "core/data/corpus_writer.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+using namespace dice;
+
+namespace {
+
+CuratedTask task(const std::string& name, const std::string& family, Verdict verdict, bool timed,
+                 double speedup) {
+    CuratedTask t;
+    t.task = name;
+    t.family = family;
+    t.verdict = verdict;
+    t.timed = timed;
+    t.speedup = speedup;
+    return t;
+}
+
+} // namespace
+
+class TestCorpusCurator : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void keepRule() {
+        std::vector<CuratedTask> tasks = {
+            task("relu_v0", "relu", Verdict::Correct, true, 2.5),
+            task("relu_v1", "relu", Verdict::Correct, false, 0),   // relu's median: 2.5
+            task("relu_v2", "relu", Verdict::Incorrect, false, 0), // never kept
+            task("gelu_v0", "gelu", Verdict::Correct, true, 1.2),
+            task("gelu_v1", "gelu", Verdict::Correct, true, 3.0), // measured: kept
+            task("gelu_v2", "gelu", Verdict::Correct, false, 0),  // median 2.1: kept
+            task("exp_v0", "exp", Verdict::Correct, false, 0),    // no measurement in family
+            task("tanh_v0", "tanh", Verdict::Correct, true, 0.4),
+            task("tanh_v1", "tanh", Verdict::Fallback, true, 5.0), // a fallback never counts
+        };
+        CurationReport report;
+        decideKept(tasks, 2.0, report);
+        std::vector<bool> kept;
+        for (const auto& t : tasks)
+            kept.push_back(t.kept);
+        QCOMPARE(kept,
+                 (std::vector<bool>{true, true, false, false, true, true, false, false, false}));
+        QVERIFY(tasks[1].speedupEstimated);
+        QCOMPARE(tasks[1].speedup, 2.5);
+        QCOMPARE(tasks[5].speedup, 2.1);
+        QCOMPARE(report.verified, 7);
+        QCOMPARE(report.timed, 4);
+        QCOMPARE(report.kept, 4);
+        QCOMPARE(report.histogram, (std::vector<int>{1, 0, 1, 0, 1, 1}));
+        // The paper's threshold is an option: at 1x every family with a measurement passes.
+        decideKept(tasks, 1.0, report);
+        QCOMPARE(report.kept, 5);
+    }
+
+    void wholePassWithoutGpu() {
+        QTemporaryDir dir;
+        SynthOptions options;
+        options.variantsPerFamily = 1;
+        const auto tasks = synthesizeTasks(options);
+        const std::string corpus = dir.filePath("corpus").toStdString();
+        writeCorpus(corpus, tasks, options);
+        CurationOptions curation;
+        curation.corpus = corpus;
+        curation.output = dir.filePath("curated").toStdString();
+        curation.workerExecutable = DICE_BIN_DIR "/dice-evald";
+        const CurationReport report = curateCorpus(curation);
+        QCOMPARE(report.tasks.size(), tasks.size());
+        for (const auto& t : report.tasks)
+            QVERIFY2(t.verdict == Verdict::NotRun || t.verdict == Verdict::Correct,
+                     (t.task + ": " + t.message).c_str());
+        if (report.verified == 0) {
+            QVERIFY(report.note.find("nothing could be verified") != std::string::npos);
+            QCOMPARE(report.kept, 0);
+            QCOMPARE(readTextFile(curation.output + "/corpus.jsonl"), std::string());
+        }
+        const auto written =
+            nlohmann::json::parse(readTextFile(curation.output + "/curation.json"));
+        QCOMPARE(written["tasks_total"].get<std::size_t>(), tasks.size());
+        QCOMPARE(written["threshold"].get<double>(), 2.0);
+    }
+
+    void badCorpusIsExplained() {
+        QTemporaryDir dir;
+        CurationOptions curation;
+        curation.corpus = dir.filePath("nothing").toStdString();
+        curation.output = dir.filePath("out").toStdString();
+        try {
+            curateCorpus(curation);
+            QFAIL("no error");
+        } catch (const Error& e) {
+            QVERIFY(std::string(e.what()).find("corpus.jsonl") != std::string::npos);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCorpusCurator)
+#include "tst_corpus_curator.moc"
