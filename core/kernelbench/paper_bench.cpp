@@ -52,21 +52,6 @@ std::vector<std::string> problemFiles(const std::string& root, int level, int li
     return out;
 }
 
-SamplerOptions samplerOptions(const GenerationPreset& preset, std::uint64_t seed) {
-    SamplerOptions o;
-    o.blockLength = preset.blockLength;
-    o.steps = preset.denoisingSteps;
-    o.strategy =
-        parseRemaskStrategy(preset.remasking).value_or(RemaskStrategy::LowConfidenceStatic);
-    o.threshold = preset.confidenceThreshold;
-    o.temperature = preset.temperature;
-    o.topK = preset.topK;
-    o.topP = preset.topP;
-    o.maxTokens = preset.maxNewTokens;
-    o.seed = seed;
-    return o;
-}
-
 EvaluationResult notEvaluated(const std::string& task, int level, Verdict verdict,
                               const std::string& message) {
     EvaluationResult r;
@@ -83,6 +68,21 @@ bool hasTag(const RunRecord& run, const std::string& tag) {
 }
 
 } // namespace
+
+SamplerOptions samplerOptionsFor(const GenerationPreset& preset, std::uint64_t seed) {
+    SamplerOptions o;
+    o.blockLength = preset.blockLength;
+    o.steps = preset.denoisingSteps;
+    o.strategy =
+        parseRemaskStrategy(preset.remasking).value_or(RemaskStrategy::LowConfidenceStatic);
+    o.threshold = preset.confidenceThreshold;
+    o.temperature = preset.temperature;
+    o.topK = preset.topK;
+    o.topP = preset.topP;
+    o.maxTokens = preset.maxNewTokens;
+    o.seed = seed;
+    return o;
+}
 
 std::string kernelBenchTaskName(int level, const std::string& file) {
     const std::string stem = fs::path(file).stem().string();
@@ -165,7 +165,7 @@ PaperBenchReport runPaperBench(const PaperBenchOptions& options,
             if (!session)
                 session = ModelSession::open(options.model, options.session);
             const std::string problem = readTextFile(file);
-            SamplerOptions sampler = samplerOptions(options.preset, options.seed);
+            SamplerOptions sampler = samplerOptionsFor(options.preset, options.seed);
             sampler.cancel = options.cancel;
             const auto prompt = session->encodePrompt(
                 endToEndPrompt(problem, examples, PromptStyle::Evaluation), false);

@@ -57,6 +57,9 @@ struct PaperBenchReport {
     double evaluationMs = 0;
 };
 
+// The sampler's settings for a decoding preset (the preset itself stays free of the sampler).
+SamplerOptions samplerOptionsFor(const GenerationPreset& preset, std::uint64_t seed = 0);
+
 // "kb_l1_019_relu" for level 1's 19_ReLU.py: the importer's task name.
 std::string kernelBenchTaskName(int level, const std::string& file);
 

@@ -5,6 +5,7 @@
 #include "core/data/nano_prompts.h"
 #include "core/kernelbench/answer.h"
 #include "core/kernelbench/generation_preset.h"
+#include "core/kernelbench/paper_bench.h"
 #include "core/kernelbench/prompts.h"
 #include "widgets/generate/decode_plots.h"
 #include "widgets/generate/denoising_canvas.h"
@@ -388,19 +389,17 @@ void GenerateArea::retranslate() {
 void GenerateArea::applyPreset(int index) {
     if (index == CustomPreset)
         return;
-    const auto preset =
-        index == EvaluationPreset ? kernelbench::evaluationPreset() : kernelbench::rolloutPreset();
+    const SamplerOptions preset = kernelbench::samplerOptionsFor(
+        index == EvaluationPreset ? kernelbench::evaluationPreset() : kernelbench::rolloutPreset());
     const QSignalBlocker blocker(m_preset);
-    m_blockLength->setValue(preset.blockLength);
-    m_steps->setValue(preset.denoisingSteps);
-    const auto strategy = parseRemaskStrategy(preset.remasking);
-    m_strategy->setCurrentIndex(
-        strategyIndex(strategy.value_or(RemaskStrategy::LowConfidenceStatic)));
-    m_threshold->setValue(preset.confidenceThreshold);
+    m_blockLength->setValue(static_cast<int>(preset.blockLength));
+    m_steps->setValue(static_cast<int>(preset.steps));
+    m_strategy->setCurrentIndex(strategyIndex(preset.strategy));
+    m_threshold->setValue(preset.threshold);
     m_temperature->setValue(preset.temperature);
-    m_topK->setValue(preset.topK);
+    m_topK->setValue(static_cast<int>(preset.topK));
     m_topP->setValue(preset.topP);
-    m_maxTokens->setValue(preset.maxNewTokens);
+    m_maxTokens->setValue(static_cast<int>(preset.maxTokens));
     m_preset->setCurrentIndex(index);
 }
 
