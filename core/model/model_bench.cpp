@@ -223,15 +223,30 @@ nlohmann::json runModelBenchmark(const ModelBenchOptions& o) {
             const double med = median(ms);
             log(shapeName + " batch " + std::to_string(batch) + ": " + std::to_string(med) +
                 " ms per denoising pass (bound " + std::to_string(boundMs) + " ms)");
-            passes.push_back({{"batch", batch},
-                              {"cached", o.cached},
-                              {"block", o.blockLength},
-                              {"iterations", o.passIterations},
-                              {"median_ms", med},
-                              {"min_ms", *std::min_element(ms.begin(), ms.end())},
-                              {"max_ms", *std::max_element(ms.begin(), ms.end())},
-                              {"bound_ms", boundMs},
-                              {"ratio_to_bound", med / boundMs}});
+            nlohmann::json entry = {{"batch", batch},
+                                    {"cached", o.cached},
+                                    {"block", o.blockLength},
+                                    {"iterations", o.passIterations},
+                                    {"median_ms", med},
+                                    {"min_ms", *std::min_element(ms.begin(), ms.end())},
+                                    {"max_ms", *std::max_element(ms.begin(), ms.end())},
+                                    {"bound_ms", boundMs},
+                                    {"ratio_to_bound", med / boundMs}};
+            if (model->fusedKernelsActive()) {
+                // The same passes with LibTorch's operators alone, timed in the same run.
+                model->setFusedKernels(false);
+                for (int i = 0; i < 5; ++i)
+                    timeCall(o, pass);
+                std::vector<double> unfused;
+                for (std::int64_t i = 0; i < o.passIterations; ++i)
+                    unfused.push_back(timeCall(o, pass));
+                model->setFusedKernels(true);
+                entry["unfused_median_ms"] = median(unfused);
+                entry["fused_speedup"] = median(unfused) / med;
+                log(shapeName + " batch " + std::to_string(batch) + ": " +
+                    std::to_string(median(unfused)) + " ms without the fused kernels");
+            }
+            passes.push_back(entry);
         }
         shape["denoise_pass"] = passes;
 
@@ -278,6 +293,9 @@ nlohmann::json runModelBenchmark(const ModelBenchOptions& o) {
         }
         shape["generation"] = generation;
         shape["cuda_graphs"] = model->cudaGraphsActive();
+        shape["fused_kernels"] = model->fusedKernelsActive();
+        if (!model->fusedKernelsProblem().empty())
+            shape["fused_kernels_problem"] = model->fusedKernelsProblem();
         shape["peak_memory_bytes"] = peakMemory(o);
         model.reset();
         resetPeakMemory(o);

@@ -20,6 +20,11 @@ ModelConfig tinyModelConfig();
 // the block-causal mask (blocks aligned to position 0).
 double cachedDecodingDeviation(Qwen3Model& model, std::int64_t blockLength, std::uint64_t seed);
 
+// Largest difference between the logits of decoding passes (prefill, denoise and commit of two rows
+// at different positions) with the fused kernels and with LibTorch's operators alone, relative to
+// the largest logit. Needs a model on CUDA.
+double fusedAgainstUnfused(Qwen3Model& model, std::int64_t blockLength, std::uint64_t seed);
+
 // Largest difference of the engine's float32 logits from those transformers recorded in the
 // parity fixture (scripts/make_qwen3_fixture.py), over its causal, offset and block-causal cases.
 double fixtureDeviation(Qwen3Model& model, const std::string& fixtureFolder);

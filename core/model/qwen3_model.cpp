@@ -11,6 +11,7 @@
 
 #include "core/model/qwen3_model.h"
 
+#include "core/model/decode_kernels.h"
 #include "core/model/safetensors.h"
 #include "core/model/safetensors_torch.h"
 
@@ -159,7 +160,11 @@ struct Qwen3Model::Impl {
     std::vector<std::int64_t> lengths;
 
     bool graphsEnabled = true;
+    bool fusedEnabled = true;
+    std::string fusedProblem;
 #if DICE_TORCH_CUDA
+    std::unique_ptr<DecodeKernels> fused;
+    bool fusedTried = false;
     struct Graph {
         std::unique_ptr<at::cuda::CUDAGraph> graph;
         at::Tensor tokens;
@@ -249,6 +254,13 @@ struct Qwen3Model::Impl {
         const std::int64_t n = q.size(0), T = q.size(1), g = H() / KV();
         const auto folded =
             q.reshape({n, T, KV(), g, D()}).permute({0, 2, 3, 1, 4}).reshape({n, KV(), g * T, D()});
+        return attendFoldedQueries(folded, T, k, v, mask);
+    }
+
+    // folded [n, kv, g * T, D] as above; returns [n, T, H * D].
+    at::Tensor attendFoldedQueries(const at::Tensor& folded, std::int64_t T, const at::Tensor& k,
+                                   const at::Tensor& v, const at::Tensor& mask) const {
+        const std::int64_t n = folded.size(0), g = H() / KV();
 #if DICE_TORCH_AT_LEAST(2, 0)
         at::Tensor foldedMask;
         if (mask.defined())
@@ -267,7 +279,7 @@ struct Qwen3Model::Impl {
                          .masked_fill(mask.logical_not().unsqueeze(2),
                                       -std::numeric_limits<float>::infinity())
                          .view({n, KV(), g * T, S});
-        const auto probabilities = at::softmax(scores, -1, at::kFloat).to(q.scalar_type());
+        const auto probabilities = at::softmax(scores, -1, at::kFloat).to(folded.scalar_type());
         const auto out = at::matmul(probabilities, v);
 #endif
         return out.view({n, KV(), g, T, D()}).permute({0, 3, 1, 2, 4}).reshape({n, T, H() * D()});
@@ -282,6 +294,10 @@ struct Qwen3Model::Impl {
     // reads the first `span` cache positions, masked to each row's start + T unless `uniform`.
     at::Tensor blockBody(const at::Tensor& tokens, const at::Tensor& starts, std::int64_t span,
                          bool uniform, bool wantLogits) {
+#if DICE_TORCH_CUDA
+        if (const auto* kernels = decodeKernels())
+            return fusedBlockBody(*kernels, tokens, starts, span, uniform, wantLogits);
+#endif
         const std::int64_t n = tokens.size(0), T = tokens.size(1);
         const auto longOptions = at::TensorOptions().dtype(at::kLong).device(options.device());
         const auto offsets = at::arange(T, longOptions);
@@ -306,6 +322,94 @@ struct Qwen3Model::Impl {
     }
 
 #if DICE_TORCH_CUDA
+    // The fused kernels for this model, built on first use; null where they are off or cannot be
+    // built (the reason is kept).
+    const DecodeKernels* decodeKernels() {
+        if (!fusedEnabled || !options.device().is_cuda())
+            return nullptr;
+        if (!fusedTried) {
+            fusedTried = true;
+            try {
+                if (D() > DecodeKernels::kMaxHeadDim || D() % 2 != 0)
+                    throw Error("fused decoding kernels: head dimension " + std::to_string(D()) +
+                                " is not supported");
+                const auto element =
+                    placement.dtype == ModelDType::BFloat16  ? DecodeKernels::Element::BFloat16
+                    : placement.dtype == ModelDType::Float16 ? DecodeKernels::Element::Float16
+                                                             : DecodeKernels::Element::Float32;
+                fused = std::make_unique<DecodeKernels>(element, options.device().index());
+                fusedProblem.clear();
+            } catch (const std::exception& e) {
+                fusedProblem = e.what();
+            }
+        }
+        return fused.get();
+    }
+
+    // blockBody through the fused kernels: per layer three matrix products of the projections,
+    // attention, and four fused launches, with each residual sum carried into the next RMSNorm.
+    at::Tensor fusedBlockBody(const DecodeKernels& kernels, const at::Tensor& tokens,
+                              const at::Tensor& starts, std::int64_t span, bool uniform,
+                              bool wantLogits) {
+        const std::int64_t n = tokens.size(0), T = tokens.size(1), rows = n * T,
+                           hiddenSize = config.hiddenSize, I = config.intermediateSize,
+                           g = H() / KV();
+        const auto longOptions = at::TensorOptions().dtype(at::kLong).device(options.device());
+        at::Tensor mask;
+        if (!uniform)
+            mask = (at::arange(span, longOptions).unsqueeze(0) < (starts + T).unsqueeze(1))
+                       .view({n, 1, 1, span});
+        const auto rowStarts = starts.contiguous();
+        const auto stream = reinterpret_cast<cu::Stream>(
+            c10::cuda::getCurrentCUDAStream(options.device().index()).stream());
+        const float eps = static_cast<float>(config.rmsNormEps);
+        auto x = at::embedding(embed, tokens);
+        auto hidden = at::empty_like(x);
+        kernels.addRmsNorm(stream, x.data_ptr(), nullptr, nullptr, layers[0].inputNorm.data_ptr(),
+                           hidden.data_ptr(), rows, hiddenSize, eps);
+        for (size_t l = 0; l < layers.size(); ++l) {
+            const auto& layer = layers[l];
+            const auto qkv = at::linear(hidden, layer.qkv, layer.qkvBias).contiguous();
+            auto query = at::empty({n, KV(), g * T, D()}, options);
+            DecodeKernels::QkNormRope a;
+            a.qkv = qkv.data_ptr();
+            a.qWeight = layer.qNorm.data_ptr();
+            a.kWeight = layer.kNorm.data_ptr();
+            a.starts = rowStarts.data_ptr<std::int64_t>();
+            a.invFreq = invFreq.data_ptr<float>();
+            a.query = query.data_ptr();
+            a.cacheK = cacheK[l].data_ptr();
+            a.cacheV = cacheV[l].data_ptr();
+            a.rows = n;
+            a.block = T;
+            a.heads = H();
+            a.kvHeads = KV();
+            a.dim = D();
+            a.capacity = capacity;
+            a.eps = eps;
+            kernels.qkNormRope(stream, a);
+            const auto keys = cacheK[l].narrow(0, 0, n).narrow(2, 0, span);
+            const auto values = cacheV[l].narrow(0, 0, n).narrow(2, 0, span);
+            const auto attention =
+                at::linear(attendFoldedQueries(query, T, keys, values, mask), layer.o, layer.oBias)
+                    .contiguous();
+            auto y = at::empty_like(x);
+            auto normed = at::empty_like(x);
+            kernels.addRmsNorm(stream, x.data_ptr(), attention.data_ptr(), y.data_ptr(),
+                               layer.postNorm.data_ptr(), normed.data_ptr(), rows, hiddenSize, eps);
+            const auto gateUp = at::linear(normed, layer.gateUp).contiguous();
+            auto act = at::empty({n, T, I}, options);
+            kernels.siluMul(stream, gateUp.data_ptr(), act.data_ptr(), rows, I);
+            const auto down = at::linear(act, layer.down).contiguous();
+            const auto& nextNorm = l + 1 < layers.size() ? layers[l + 1].inputNorm : finalNorm;
+            x = at::empty_like(y);
+            hidden = at::empty_like(y);
+            kernels.addRmsNorm(stream, y.data_ptr(), down.data_ptr(), x.data_ptr(),
+                               nextNorm.data_ptr(), hidden.data_ptr(), rows, hiddenSize, eps);
+        }
+        return wantLogits ? at::linear(hidden, lmHead).to(at::kFloat) : at::Tensor();
+    }
+
     at::Tensor graphBlockPass(const at::Tensor& tokens, const at::Tensor& starts, std::int64_t span,
                               bool wantLogits) {
         const std::int64_t n = tokens.size(0), T = tokens.size(1);
@@ -724,6 +828,26 @@ void Qwen3Model::setCudaGraphs(bool enabled) {
     if (!enabled)
         d->graphs.clear();
 #endif
+}
+
+void Qwen3Model::setFusedKernels(bool enabled) {
+    d->fusedEnabled = enabled;
+#if DICE_TORCH_CUDA
+    // Captured graphs hold the kernels of the mode they were captured in.
+    d->graphs.clear();
+#endif
+}
+
+bool Qwen3Model::fusedKernelsActive() {
+#if DICE_TORCH_CUDA
+    return d->decodeKernels() != nullptr;
+#else
+    return false;
+#endif
+}
+
+std::string Qwen3Model::fusedKernelsProblem() const {
+    return d->fusedProblem;
 }
 
 bool Qwen3Model::cudaGraphsActive() const {

@@ -118,6 +118,13 @@ public:
     // Replay block passes on CUDA from captured graphs (on by default where LibTorch has CUDA).
     void setCudaGraphs(bool enabled);
     bool cudaGraphsActive() const;
+    // Decoding passes on CUDA through fused kernels for the small per-token steps (on by default;
+    // see decode_kernels.h). Where the kernels cannot be built, the passes use LibTorch operators
+    // alone and fusedKernelsProblem() says why.
+    void setFusedKernels(bool enabled);
+    // Whether decoding passes use the fused kernels; builds them on first call on CUDA.
+    bool fusedKernelsActive();
+    std::string fusedKernelsProblem() const;
 
     // The weights under their Hugging Face names; the q/k/v and gate/up entries are views into
     // the fused tensors.

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 list(APPEND DICE_CORE_PLAIN_SOURCES
+    model/decode_kernels.cpp
     model/model_config.cpp
     model/safetensors.cpp
 )

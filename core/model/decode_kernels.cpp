@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/model/decode_kernels.h"
+
+#include "core/common/error.h"
+#include "core/cuda/cuda_context.h"
+#include "core/cuda/device_info.h"
+#include "core/cuda/nvrtc_compiler.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace dice {
+
+namespace {
+
+// No toolkit header is included: NVRTC finds none on a machine with only the driver, so the
+// 16-bit conversions are written as the PTX instructions LibTorch's own conversions compile to
+// (round to nearest even).
+const char* const kSource = R"CUDA(
+#if DICE_ELEMENT == 0
+typedef float elem;
+__device__ __forceinline__ float load(elem v) { return v; }
+__device__ __forceinline__ elem store(float v) { return v; }
+#elif DICE_ELEMENT == 1
+typedef unsigned short elem;
+__device__ __forceinline__ float load(elem v) {
+    float f;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v));
+    return f;
+}
+__device__ __forceinline__ elem store(float f) {
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+#else
+typedef unsigned short elem;
+__device__ __forceinline__ float load(elem v) { return __uint_as_float(((unsigned)v) << 16); }
+__device__ __forceinline__ elem store(float f) {
+    unsigned short h;
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(h) : "f"(f));
+    return h;
+}
+#endif
+
+// A value as the model's dtype holds it.
+__device__ __forceinline__ float rounded(float v) { return load(store(v)); }
+
+// Sum over the block; blockDim.x is a multiple of 32.
+__device__ float blockSum(float v, float* partial) {
+    for (int offset = 16; offset > 0; offset >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, offset);
+    if ((threadIdx.x & 31) == 0)
+        partial[threadIdx.x >> 5] = v;
+    __syncthreads();
+    float total = 0.0f;
+    for (int w = 0; w < (int)(blockDim.x >> 5); ++w)
+        total += partial[w];
+    __syncthreads();
+    return total;
+}
+
+// One block per row.
+extern "C" __global__ void add_rms_norm(const elem* x, const elem* delta, elem* sum,
+                                        const elem* weight, elem* y, int cols, float eps) {
+    __shared__ float partial[32];
+    const long long base = (long long)blockIdx.x * cols;
+    float squares = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) {
+        float v = load(x[base + c]);
+        if (delta) {
+            v = rounded(v + load(delta[base + c]));
+            sum[base + c] = store(v);
+        }
+        squares += v * v;
+    }
+    const float inverse = rsqrtf(blockSum(squares, partial) / (float)cols + eps);
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) {
+        const float v = delta ? load(sum[base + c]) : load(x[base + c]);
+        y[base + c] = store(load(weight[c]) * rounded(v * inverse));
+    }
+}
+
+// One block per (token, head) of the fused q/k/v projection; one thread per element of the head.
+extern "C" __global__ void qk_norm_rope(const elem* qkv, const elem* qWeight, const elem* kWeight,
+                                        const long long* starts, const float* invFreq,
+                                        elem* query, elem* cacheK, elem* cacheV, int block,
+                                        int heads, int kvHeads, int dim, long long capacity,
+                                        float eps) {
+    __shared__ float partial[32];
+    __shared__ float normed[512];
+    const int all = heads + 2 * kvHeads;
+    const int head = blockIdx.x % all;
+    const int token = blockIdx.x / all;
+    const int row = token / block, t = token % block;
+    const long long position = starts[row] + t;
+    const int d = threadIdx.x;
+    const bool active = d < dim;
+    const long long source = (long long)blockIdx.x * dim + d;
+    if (head >= heads + kvHeads) {
+        if (active)
+            cacheV[(((long long)row * kvHeads + (head - heads - kvHeads)) * capacity + position) *
+                       dim + d] = qkv[source];
+        return;
+    }
+    const float value = active ? load(qkv[source]) : 0.0f;
+    const float inverse = rsqrtf(blockSum(value * value, partial) / (float)dim + eps);
+    const elem* weight = head < heads ? qWeight : kWeight;
+    const float n = active ? rounded(load(weight[d]) * rounded(value * inverse)) : 0.0f;
+    if (active)
+        normed[d] = n;
+    __syncthreads();
+    if (!active)
+        return;
+    // rotate_half: the first half takes the negated second half, the second half the first.
+    const int half = dim / 2;
+    const float angle = (float)position * invFreq[d % half];
+    const float c = rounded(cosf(angle));
+    const float s = rounded(sinf(angle));
+    const float partner = d < half ? -normed[d + half] : normed[d - half];
+    const elem out = store(rounded(n * c) + rounded(partner * s));
+    if (head < heads) {
+        const int group = heads / kvHeads;
+        const int kv = head / group, member = head % group;
+        query[((((long long)row * kvHeads + kv) * group + member) * block + t) * dim + d] = out;
+    } else {
+        cacheK[(((long long)row * kvHeads + (head - heads)) * capacity + position) * dim + d] = out;
+    }
+}
+
+extern "C" __global__ void silu_mul(const elem* gateUp, elem* out, int inter, long long total) {
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= total)
+        return;
+    const long long row = i / inter, col = i % inter;
+    const float g = load(gateUp[row * 2 * inter + col]);
+    const float u = load(gateUp[row * 2 * inter + inter + col]);
+    out[i] = store(rounded(g / (1.0f + expf(-g))) * u);
+}
+)CUDA";
+
+unsigned threadsFor(std::int64_t elements, unsigned most) {
+    const auto wanted = static_cast<unsigned>(std::min<std::int64_t>(elements, most));
+    return std::max(32u, (wanted + 31) / 32 * 32);
+}
+
+void launch(cu::Function function, std::int64_t blocks, unsigned threads, cu::Stream stream,
+            std::vector<void*> parameters) {
+    const unsigned grid[3] = {static_cast<unsigned>(blocks), 1, 1};
+    const unsigned block[3] = {threads, 1, 1};
+    launchKernel(function, grid, block, 0, stream, parameters);
+}
+
+} // namespace
+
+std::string DecodeKernels::source() {
+    return kSource;
+}
+
+std::string DecodeKernels::elementOption(Element element) {
+    switch (element) {
+    case Element::Float32:
+        return "-DDICE_ELEMENT=0";
+    case Element::Float16:
+        return "-DDICE_ELEMENT=1";
+    case Element::BFloat16:
+        break;
+    }
+    return "-DDICE_ELEMENT=2";
+}
+
+CompileResult DecodeKernels::compile(Element element, const std::string& architecture) {
+    static NvrtcCompiler compiler(8);
+    CompileOptions options;
+    options.architecture = architecture;
+    options.lineInfo = false;
+    options.extraOptions = {elementOption(element)};
+    return compiler.compile(kSource, "decode_kernels.cu", options);
+}
+
+DecodeKernels::DecodeKernels(Element element, int deviceIndex)
+    : m_element(element) {
+    const auto& driver = cu::Driver::instance();
+    if (!driver.available())
+        throw Error("fused decoding kernels: " + driver.unavailableReason());
+    if (!NvrtcCompiler::available())
+        throw Error("fused decoding kernels: NVRTC is not available");
+    const auto devices = queryDevices();
+    const auto found = std::find_if(devices.begin(), devices.end(),
+                                    [&](const DeviceInfo& d) { return d.index == deviceIndex; });
+    if (found == devices.end())
+        throw Error("fused decoding kernels: no GPU " + std::to_string(deviceIndex));
+    if (found->computeMajor < 8)
+        throw Error("fused decoding kernels need sm_80 or newer, GPU " +
+                    std::to_string(deviceIndex) + " is " + found->architecture());
+    const auto result = compile(element, found->architecture());
+    if (!result.ok)
+        throw Error("fused decoding kernels did not compile: " + result.log);
+    m_context = std::make_unique<CudaContext>(deviceIndex);
+    m_module = std::make_unique<CudaModule>(result.cubin.empty() ? result.ptx : result.cubin);
+    m_addRmsNorm = m_module->function("add_rms_norm");
+    m_qkNormRope = m_module->function("qk_norm_rope");
+    m_siluMul = m_module->function("silu_mul");
+}
+
+DecodeKernels::~DecodeKernels() = default;
+
+void DecodeKernels::addRmsNorm(cu::Stream stream, const void* x, const void* delta, void* sum,
+                               const void* weight, void* y, std::int64_t rows, std::int64_t cols,
+                               float eps) const {
+    int c = static_cast<int>(cols);
+    launch(m_addRmsNorm, rows, threadsFor(cols, 1024), stream,
+           {&x, &delta, &sum, &weight, &y, &c, &eps});
+}
+
+void DecodeKernels::qkNormRope(cu::Stream stream, const QkNormRope& a) const {
+    if (a.dim > kMaxHeadDim || a.dim % 2 != 0 || a.kvHeads <= 0 || a.heads % a.kvHeads != 0)
+        throw Error("fused decoding kernels: unsupported head layout");
+    const void* qkv = a.qkv;
+    const void* qWeight = a.qWeight;
+    const void* kWeight = a.kWeight;
+    const void* starts = a.starts;
+    const void* invFreq = a.invFreq;
+    void* query = a.query;
+    void* cacheK = a.cacheK;
+    void* cacheV = a.cacheV;
+    int block = static_cast<int>(a.block), heads = static_cast<int>(a.heads),
+        kvHeads = static_cast<int>(a.kvHeads), dim = static_cast<int>(a.dim);
+    long long capacity = a.capacity;
+    float eps = a.eps;
+    launch(m_qkNormRope, a.rows * a.block * (a.heads + 2 * a.kvHeads), threadsFor(a.dim, 1024),
+           stream,
+           {&qkv, &qWeight, &kWeight, &starts, &invFreq, &query, &cacheK, &cacheV, &block, &heads,
+            &kvHeads, &dim, &capacity, &eps});
+}
+
+void DecodeKernels::siluMul(cu::Stream stream, const void* gateUp, void* out, std::int64_t rows,
+                            std::int64_t inter) const {
+    int i = static_cast<int>(inter);
+    long long total = rows * inter;
+    constexpr unsigned kThreads = 256;
+    launch(m_siluMul, (total + kThreads - 1) / kThreads, kThreads, stream,
+           {&gateUp, &out, &i, &total});
+}
+
+} // namespace dice

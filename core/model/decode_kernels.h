@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/cuda/compile_types.h"
+#include "core/cuda/cuda_driver.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace dice {
+
+class CudaContext;
+class CudaModule;
+
+// Fused CUDA kernels for the decoder's small per-token steps during block decoding. At batch 1 a
+// denoising pass of a 4-token block is a few dozen matrix products and, done with one LibTorch
+// operator per step, some fifty tiny element-wise kernels per layer whose launch latency adds up
+// to as much as the weight streaming itself. These kernels do each step in one launch with the
+// rounding of the operator sequence they replace (every intermediate rounded to the model's
+// dtype where LibTorch rounds it), so that their results stay within the dtype's rounding of the
+// unfused pass.
+//
+// Built with NVRTC for the GPU's architecture at run time (no toolkit at build time); every
+// pointer is device memory of the element type the object was made for, rows contiguous.
+class DecodeKernels {
+public:
+    enum class Element { Float32, Float16, BFloat16 };
+
+    // The kernels' source for one element type (the macro DICE_ELEMENT picks it).
+    static std::string source();
+    static std::string elementOption(Element element);
+    // Compiles the source (for tests and the self-test; no GPU needed).
+    static CompileResult compile(Element element, const std::string& architecture);
+
+    // Compiles for the device and loads the module into its primary context. Throws Error when
+    // the driver, NVRTC or the architecture (sm_80 or newer) is missing.
+    DecodeKernels(Element element, int deviceIndex);
+    ~DecodeKernels();
+    DecodeKernels(const DecodeKernels&) = delete;
+    DecodeKernels& operator=(const DecodeKernels&) = delete;
+
+    Element element() const { return m_element; }
+    // Largest head dimension qkNormRope handles.
+    static constexpr int kMaxHeadDim = 512;
+
+    // sum = x + delta (rounded), y = weight * rmsnorm(sum) for each of `rows` rows of `cols`;
+    // with delta null, y = weight * rmsnorm(x) and sum is not written.
+    void addRmsNorm(cu::Stream stream, const void* x, const void* delta, void* sum,
+                    const void* weight, void* y, std::int64_t rows, std::int64_t cols,
+                    float eps) const;
+
+    struct QkNormRope {
+        const void* qkv = nullptr;            // [rows * block, heads + 2 kv_heads, dim]
+        const void* qWeight = nullptr;        // [dim]
+        const void* kWeight = nullptr;        // [dim]
+        const std::int64_t* starts = nullptr; // [rows]: position of each row's first token
+        const float* invFreq = nullptr;       // [dim / 2]
+        void* query = nullptr; // out: [rows, kv_heads, group * block, dim], queries folded by group
+        void* cacheK = nullptr; // [rows..., kv_heads, capacity, dim]: written at the block's places
+        void* cacheV = nullptr;
+        std::int64_t rows = 0;
+        std::int64_t block = 0;
+        std::int64_t heads = 0;
+        std::int64_t kvHeads = 0;
+        std::int64_t dim = 0;
+        std::int64_t capacity = 0;
+        float eps = 1e-6f;
+    };
+    // Per-head RMSNorm of q and k, rotary embedding at each token's position, queries written
+    // folded for grouped attention, keys and values written into the cache.
+    void qkNormRope(cu::Stream stream, const QkNormRope& args) const;
+
+    // out[r, i] = silu(gateUp[r, i]) * gateUp[r, inter + i].
+    void siluMul(cu::Stream stream, const void* gateUp, void* out, std::int64_t rows,
+                 std::int64_t inter) const;
+
+private:
+    Element m_element;
+    std::unique_ptr<CudaContext> m_context;
+    std::unique_ptr<CudaModule> m_module;
+    cu::Function m_addRmsNorm = nullptr;
+    cu::Function m_qkNormRope = nullptr;
+    cu::Function m_siluMul = nullptr;
+};
+
+} // namespace dice
