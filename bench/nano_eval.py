@@ -5,7 +5,13 @@
 
   bench/nano_eval.py --dice DICE --model DIR --corpus DIR --split heldout_variant \
       --limit N --work DIR [--device cuda] [--preset small|bench] [--kind generate|infill]
-      [--output FILE]
+      [--curation FILE] [--output FILE]
+  bench/nano_eval.py --dice DICE --model DIR --tasks DIR --work DIR [--output FILE]
+
+--curation keeps the tasks a curation report (dice data curate --report) kept, so that the
+held-out variants are those of the families the model was trained on. --tasks evaluates every
+task file of a folder (such as KernelBench problems imported by `dice import kernelbench`) with
+the native generation prompt (`dice generate --task`).
 
 For infilling, the answer is the text of the hole and the candidate is the skeleton of the prompt
 with the hole filled. Prints the generation figures and writes WORK/candidates, WORK/tasks and the
@@ -25,7 +31,9 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--dice", required=True)
     p.add_argument("--model", required=True)
-    p.add_argument("--corpus", required=True)
+    p.add_argument("--corpus")
+    p.add_argument("--tasks")
+    p.add_argument("--curation")
     p.add_argument("--split", default="heldout_variant")
     p.add_argument("--limit", type=int, default=20)
     p.add_argument("--work", required=True)
@@ -35,28 +43,51 @@ def main():
     p.add_argument("--kind", default="generate", choices=["generate", "infill"])
     p.add_argument("--output")
     a = p.parse_args()
-    rows = [json.loads(line) for line in open(os.path.join(a.corpus, "corpus.jsonl"))]
-    chosen, families = [], {}
-    # Spread the sample over families: the first task of each family, then the second, ...
-    for r in rows:
-        if r["split"] == a.split and r["kind"] == a.kind:
-            families.setdefault(r["family"], []).append(r)
-    rank = 0
-    while len(chosen) < a.limit and any(len(v) > rank for v in families.values()):
-        for name in sorted(families):
-            if rank < len(families[name]) and len(chosen) < a.limit:
-                chosen.append(families[name][rank])
-        rank += 1
+    if bool(a.corpus) == bool(a.tasks):
+        p.error("one of --corpus and --tasks is needed")
+    chosen = []
+    if a.tasks:
+        for name in sorted(os.listdir(a.tasks)):
+            if name.endswith(".json"):
+                task = json.load(open(os.path.join(a.tasks, name)))
+                chosen.append({"task": name[:-5], "family": task.get("id", name[:-5]),
+                               "level": task.get("level", 1),
+                               "file": os.path.join(a.tasks, name)})
+        chosen = chosen[:a.limit]
+    else:
+        kept = None
+        if a.curation:
+            report = json.load(open(a.curation))
+            kept = {t["task"] for t in report.get("curation", report)["tasks"] if t["kept"]}
+        rows = [json.loads(line) for line in open(os.path.join(a.corpus, "corpus.jsonl"))]
+        families = {}
+        # Spread the sample over families: the first task of each family, then the second, ...
+        for r in rows:
+            if r["split"] == a.split and r["kind"] == a.kind and (kept is None or
+                                                                  r["task"] in kept):
+                families.setdefault(r["family"], []).append(r)
+        rank = 0
+        while len(chosen) < a.limit and any(len(v) > rank for v in families.values()):
+            for name in sorted(families):
+                if rank < len(families[name]) and len(chosen) < a.limit:
+                    chosen.append(families[name][rank])
+            rank += 1
     tasks = os.path.join(a.work, "tasks")
     candidates = os.path.join(a.work, "candidates")
     os.makedirs(tasks, exist_ok=True)
     os.makedirs(candidates, exist_ok=True)
     generations = []
     for r in chosen:
-        shutil.copy(os.path.join(a.corpus, "tasks", r["task"] + ".json"), tasks)
+        source = r.get("file") or os.path.join(a.corpus, "tasks", r["task"] + ".json")
+        shutil.copy(source, tasks)
+        # An imported task's parameters (safetensors) sit beside its task file.
+        for extra in os.listdir(os.path.dirname(source)):
+            if extra.startswith(r["task"] + ".") and not extra.endswith(".json"):
+                shutil.copy(os.path.join(os.path.dirname(source), extra), tasks)
+        ask = ["--task", source] if a.tasks else ["--prompt", r["prompt"], "--chat"]
         start = time.time()
-        out = subprocess.run([a.dice, "generate", "--model", a.model, "--prompt", r["prompt"],
-                              "--chat", "--device", a.device, "--max-tokens", str(a.max_tokens),
+        out = subprocess.run([a.dice, "generate", "--model", a.model] + ask +
+                             ["--device", a.device, "--max-tokens", str(a.max_tokens),
                               "--strategy", "dynamic", "--threshold", "0.9", "--temperature", "0"],
                              capture_output=True, text=True)
         seconds = time.time() - start
@@ -88,7 +119,7 @@ def main():
         os.path.basename(x) if os.path.isabs(x) else x for x in sys.argv[1:])
     report = {"kind": "nano-eval", "command": command,
               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine,
-              "split": a.split, "answers": a.kind, "preset": a.preset,
+              "split": "tasks" if a.tasks else a.split, "answers": a.kind, "preset": a.preset,
               "model": os.path.basename(os.path.normpath(a.model)),
               "generations": generations, "suite": suite}
     with open(a.output or os.path.join(a.work, "report.json"), "w") as f:

@@ -91,6 +91,73 @@ for step in "${steps[@]}"; do
         # transformers' Qwen3 (bench/hf_qwen3_bench.py) and the weight-streaming bound.
         "$dice" bench model --output "bench-model-$device.json" || status=1
         ;;
+    bench-model-*)
+        # One shape per result file: bench-model-8b, bench-model-4b, bench-model-1.7b.
+        shape="${step#bench-model-}"
+        "$dice" bench model --shapes "$shape" --output "bench-model-$shape-$device.json" ||
+            status=1
+        ;;
+    nano-curate | nano-train | nano-eval)
+        # The embedded model (docs/dice-nano.md): its corpus and the curation of it, its training,
+        # and its evaluation. Corpora, runs and answers stay in build/nano; the result files go to
+        # OUTDIR.
+        work="$here/build/nano"
+        mkdir -p "$work"
+        ln -sfn "$here/resources/models/dice-nano" "$work/dice-nano"
+        ln -sfn "$here/bench/nano_eval.py" "$work/nano_eval.py"
+        (
+            cd "$work"
+            if [[ ! -f corpus/corpus.jsonl ]]; then
+                "$dice" data synth --output corpus --seed 1 --variants 24
+            fi
+            case "$step" in
+            nano-curate)
+                "$dice" data curate --corpus corpus --output curated \
+                    --threshold "${NANO_THRESHOLD:-1}" --devices 0 \
+                    --report "nano-curation-$device.json"
+                cp "nano-curation-$device.json" "$out/"
+                ;;
+            nano-train)
+                rm -rf run
+                "$dice" train sft --corpus curated/corpus.jsonl --tokenizer dice-nano/tokenizer.json \
+                    --output run --size nano --steps 3000 --batch 32 --max-length 1024 --block 4 \
+                    --lr 1e-3 --warmup 150 --eval-every 250 --save-every 2000 --device cuda
+                cp run/metrics.jsonl "$out/dice-nano-train-metrics-$device.jsonl"
+                mkdir -p "$out/model"
+                cp run/model/* "$out/model/"
+                ;;
+            nano-eval)
+                curation="$here/bench/results/nano-curation-$device.json"
+                ln -sfn "$curation" curation.json
+                rm -rf eval-* kernelbench-level1
+                "$python" nano_eval.py --dice "$dice" --model dice-nano --corpus corpus \
+                    --curation curation.json --split heldout_variant --limit 24 --work eval-variant \
+                    --output "nano-eval-heldout-variant-$device.json"
+                "$python" nano_eval.py --dice "$dice" --model dice-nano --corpus corpus \
+                    --split heldout_family --limit 10 --work eval-family \
+                    --output "nano-eval-heldout-family-$device.json"
+                "$python" nano_eval.py --dice "$dice" --model dice-nano --corpus corpus \
+                    --curation curation.json --split heldout_variant --kind infill --limit 24 \
+                    --max-tokens 512 --work eval-infill \
+                    --output "nano-eval-infill-heldout-variant-$device.json"
+                kb="${KERNELBENCH_DIR:-$here/../shared/data/kernelbench}"
+                if [[ -d "$kb/level1" ]]; then
+                    mkdir -p kernelbench-covered
+                    grep -v '^#' "$here/bench/nano_kernelbench_level1.txt" |
+                        while read -r _ problem; do
+                            ln -sfn "$(cd "$kb/level1" && pwd)/$problem" "kernelbench-covered/$problem"
+                        done
+                    "$dice" import kernelbench kernelbench-covered --level 1 --python "$python" \
+                        --output kernelbench-level1
+                    "$python" nano_eval.py --dice "$dice" --model dice-nano \
+                        --tasks kernelbench-level1 --limit 100 --work eval-kernelbench \
+                        --output "nano-eval-kernelbench-level1-$device.json"
+                fi
+                cp nano-eval-*.json "$out/"
+                ;;
+            esac
+        ) || status=1
+        ;;
     *)
         echo "gpu-check: unknown step '$step'" >&2
         status=2

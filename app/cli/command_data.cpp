@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
+#include "core/common/file_util.h"
 #include "core/data/corpus_curator.h"
 #include "core/data/corpus_synth.h"
 #include "core/data/corpus_writer.h"
+#include "core/system/result_file.h"
+
+#include <nlohmann/json.hpp>
 
 #include <iostream>
 #include <map>
@@ -66,10 +70,10 @@ int synth(const std::vector<std::string>& words) {
     return 0;
 }
 
-int curate(const std::vector<std::string>& words) {
+int curate(const std::vector<std::string>& words, const std::vector<std::string>& argv) {
     const Arguments args(
         words, {"help"},
-        {"corpus", "output", "threshold", "time-every", "devices", "timing-trials"});
+        {"corpus", "output", "threshold", "time-every", "devices", "timing-trials", "report"});
     if (!args.ok()) {
         std::cerr << "dice data curate: " << args.error() << "\n";
         return 2;
@@ -78,13 +82,15 @@ int curate(const std::vector<std::string>& words) {
         (args.flag("help") ? std::cout : std::cerr)
             << "usage: dice data curate --corpus DIR --output DIR [--threshold X] [--time-every "
                "N]\n"
-               "       [--timing-trials N] [--devices 0,1,...]\n\n"
+               "       [--timing-trials N] [--devices 0,1,...] [--report FILE]\n\n"
                "Checks every solution of a synthetic corpus with the evaluator (small preset, 2\n"
                "trials), times one verified variant in N of each family (bench preset; N = 8),\n"
                "keeps the verified tasks whose measured speedup, or their family's median\n"
                "measured speedup, reaches the threshold (2 by default, as the paper's), and\n"
                "writes their examples as a corpus to --output with curation.json: the verdict\n"
-               "and speedup of every task, the speedup distribution and the GPU time taken.\n";
+               "and speedup of every task, the speedup distribution and the GPU time taken.\n"
+               "--report also writes that report as a result file (with the command, date and\n"
+               "machine).\n";
         return args.flag("help") ? 0 : 2;
     }
     CurationOptions options;
@@ -103,6 +109,11 @@ int curate(const std::vector<std::string>& words) {
     };
     const CurationReport report = curateCorpus(options);
     std::cerr << "\n";
+    if (args.has("report")) {
+        nlohmann::json file = resultFileHeader("data-curate", argv);
+        file["curation"] = toJson(report);
+        writeFileAtomically(args.value("report"), file.dump(1) + "\n");
+    }
     if (!report.note.empty())
         std::cout << report.note << "\n";
     std::cout << report.tasks.size() << " tasks: " << report.verified << " verified, "
@@ -128,7 +139,7 @@ int commandData(const Invocation& in) {
     if (in.args[0] == "synth")
         return synth(rest);
     if (in.args[0] == "curate")
-        return curate(rest);
+        return curate(rest, in.argv);
     std::cerr << "dice data: unknown subcommand '" << in.args[0] << "'\n";
     return 2;
 }

@@ -3,9 +3,11 @@
 #include "app/cli/commands.h"
 #include "core/common/error.h"
 #include "core/cuda/torch_cuda_bridge.h"
+#include "core/data/nano_prompts.h"
 #include "core/diffusion/decode_trace.h"
 #include "core/engine/model_session.h"
 #include "core/model/model_bench.h"
+#include "core/tasks/task.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,21 +22,24 @@ namespace dice::cli {
 namespace {
 
 const char* const kUsage =
-    "usage: dice generate --model DIR --prompt TEXT [--chat] [--block N] [--steps N]\n"
+    "usage: dice generate --model DIR (--prompt TEXT [--chat] | --task FILE) [--block N]\n"
+    "                     [--steps N]\n"
     "                     [--strategy static|dynamic|sequential|entropy] [--threshold X]\n"
     "                     [--eb-threshold X] [--temperature X] [--top-k N] [--top-p X]\n"
     "                     [--raw-confidence] [--max-tokens N] [--seed N] [--device cpu|cuda]\n"
     "                     [--dtype bf16|fp16|fp32] [--threads N] [--trace FILE]\n\n"
     "Generates with SDAR block diffusion from a Hugging Face checkpoint folder (config.json,\n"
     "tokenizer.json, model.safetensors or a sharded index). --chat wraps the prompt in the\n"
-    "Qwen3 chat template. --trace writes one JSON line per decoding step. The answer goes to\n"
-    "standard output, progress and figures to standard error.\n";
+    "Qwen3 chat template. --task asks for a candidate of a task file with the native\n"
+    "generation prompt (the embedded model's), in the chat template. --trace writes one JSON\n"
+    "line per decoding step. The answer goes to standard output, progress and figures to\n"
+    "standard error.\n";
 
 } // namespace
 
 int commandGenerate(const Invocation& in) {
     const Arguments args(in.args, {"help", "chat", "raw-confidence"},
-                         {"model", "prompt", "block", "steps", "strategy", "threshold",
+                         {"model", "prompt", "task", "block", "steps", "strategy", "threshold",
                           "eb-threshold", "temperature", "top-k", "top-p", "max-tokens", "seed",
                           "device", "dtype", "trace", "threads"});
     if (!args.ok()) {
@@ -45,8 +50,9 @@ int commandGenerate(const Invocation& in) {
         std::cout << kUsage;
         return 0;
     }
-    if (!args.has("model") || !args.has("prompt")) {
-        std::cerr << "dice generate: --model and --prompt are needed\n\n" << kUsage;
+    if (!args.has("model") || args.has("prompt") == args.has("task")) {
+        std::cerr << "dice generate: --model and one of --prompt and --task are needed\n\n"
+                  << kUsage;
         return 2;
     }
     const std::string folder = args.value("model");
@@ -100,7 +106,10 @@ int commandGenerate(const Invocation& in) {
     options.maxTokens = args.integer("max-tokens", 512);
     options.seed = static_cast<std::uint64_t>(args.integer("seed", 0));
 
-    const auto prompt = session->encodePrompt(args.value("prompt"), args.flag("chat"));
+    const auto prompt =
+        args.has("task")
+            ? session->encodePrompt(nativeGenerationPrompt(loadTask(args.value("task"))), true)
+            : session->encodePrompt(args.value("prompt"), args.flag("chat"));
     std::ofstream trace;
     if (args.has("trace")) {
         trace.open(args.value("trace"), std::ios::trunc);
