@@ -71,9 +71,9 @@ int synth(const std::vector<std::string>& words) {
 }
 
 int curate(const std::vector<std::string>& words, const std::vector<std::string>& argv) {
-    const Arguments args(
-        words, {"help"},
-        {"corpus", "output", "threshold", "time-every", "devices", "timing-trials", "report"});
+    const Arguments args(words, {"help"},
+                         {"corpus", "output", "threshold", "time-every", "devices", "timing-trials",
+                          "report", "from"});
     if (!args.ok()) {
         std::cerr << "dice data curate: " << args.error() << "\n";
         return 2;
@@ -82,7 +82,7 @@ int curate(const std::vector<std::string>& words, const std::vector<std::string>
         (args.flag("help") ? std::cout : std::cerr)
             << "usage: dice data curate --corpus DIR --output DIR [--threshold X] [--time-every "
                "N]\n"
-               "       [--timing-trials N] [--devices 0,1,...] [--report FILE]\n\n"
+               "       [--timing-trials N] [--devices 0,1,...] [--report FILE] [--from REPORT]\n\n"
                "Checks every solution of a synthetic corpus with the evaluator (small preset, 2\n"
                "trials), times one verified variant in N of each family (bench preset; N = 8),\n"
                "keeps the verified tasks whose measured speedup, or their family's median\n"
@@ -90,7 +90,9 @@ int curate(const std::vector<std::string>& words, const std::vector<std::string>
                "writes their examples as a corpus to --output with curation.json: the verdict\n"
                "and speedup of every task, the speedup distribution and the GPU time taken.\n"
                "--report also writes that report as a result file (with the command, date and\n"
-               "machine).\n";
+               "machine). --from takes the verdicts and measured speedups of an earlier report\n"
+               "on the same corpus instead of evaluating again, to apply another threshold\n"
+               "without a GPU.\n";
         return args.flag("help") ? 0 : 2;
     }
     CurationOptions options;
@@ -98,6 +100,7 @@ int curate(const std::vector<std::string>& words, const std::vector<std::string>
     options.output = args.value("output");
     options.threshold = args.number("threshold", 2.0);
     options.timeEvery = args.integer("time-every", 8);
+    options.measurements = args.value("from", "");
     options.timing.timingTrials = args.integer("timing-trials", options.timing.timingTrials);
     if (args.has("devices")) {
         options.devices.clear();

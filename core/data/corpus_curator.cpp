@@ -68,6 +68,43 @@ void decideKept(std::vector<CuratedTask>& tasks, double threshold, CurationRepor
     }
 }
 
+namespace {
+
+// Verdicts and measured speedups of an earlier curation of the same corpus (its curation.json or
+// a result file of `dice data curate --report`); returns the GPU time that curation took.
+double reuseMeasurements(const std::string& path, std::vector<CuratedTask>& tasks) {
+    nlohmann::json report;
+    try {
+        report = nlohmann::json::parse(readTextFile(path));
+        if (report.contains("curation"))
+            report = report["curation"];
+        std::map<std::string, const nlohmann::json*> byTask;
+        for (const auto& entry : report.at("tasks"))
+            byTask[entry.at("task").get<std::string>()] = &entry;
+        for (auto& t : tasks) {
+            const auto found = byTask.find(t.task);
+            if (found == byTask.end())
+                throw Error("has no entry for the task " + t.task +
+                            " (it was made from another corpus)");
+            const auto& entry = *found->second;
+            const auto verdict = parseVerdict(entry.at("verdict").get<std::string>());
+            if (!verdict)
+                throw Error("task " + t.task + ": unknown verdict");
+            t.verdict = *verdict;
+            t.message = entry.value("message", "");
+            t.timed = entry.at("timed").get<bool>();
+            t.speedup = t.timed ? entry.at("speedup").get<double>() : 0.0;
+        }
+        return report.value("evaluation_seconds", 0.0);
+    } catch (const FileError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw FileError(path, e.what());
+    }
+}
+
+} // namespace
+
 CurationReport curateCorpus(const CurationOptions& options) {
     const fs::path root(options.corpus);
     const std::string corpusFile = (root / "corpus.jsonl").string();
@@ -109,64 +146,69 @@ CurationReport curateCorpus(const CurationOptions& options) {
         tasks.push_back(t);
     }
 
-    std::vector<std::string> sources(tasks.size());
-    for (std::size_t i = 0; i < tasks.size(); ++i)
-        sources[i] = readTextFile((root / "solutions" / (tasks[i].task + ".dice")).string());
-
-    EvaluatorOptions evaluatorOptions;
-    evaluatorOptions.devices = options.devices;
-    evaluatorOptions.workerExecutable = options.workerExecutable;
-    Evaluator evaluator(evaluatorOptions);
-    const auto started = std::chrono::steady_clock::now();
-    std::size_t done = 0;
-    const auto report = [&](const std::string& what) {
-        if (options.progress)
-            options.progress(++done, tasks.size(), what);
-    };
-
-    // Every candidate once, for correctness, many at a time over the workers.
-    std::vector<Evaluator::Job> checks;
-    for (std::size_t i = 0; i < tasks.size(); ++i)
-        checks.push_back(
-            {suite.find(tasks[i].task), sources[i], tasks[i].task + ".dice", options.check});
-    const auto checked = evaluator.evaluateAll(
-        checks, [&](std::size_t i, const EvaluationResult&) { report(tasks[i].task); });
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
-        tasks[i].verdict = checked[i].verdict;
-        tasks[i].message = checked[i].message;
-    }
-
-    // The timed subset: every timeEvery-th verified variant of a family, the first one always.
-    std::map<std::string, int> seen;
-    std::vector<std::size_t> timedIndex;
-    std::vector<Evaluator::Job> timings;
-    for (std::size_t i = 0; i < tasks.size(); ++i) {
-        if (tasks[i].verdict != Verdict::Correct)
-            continue;
-        const int n = seen[tasks[i].family]++;
-        if (n % std::max(1, options.timeEvery) != 0)
-            continue;
-        timedIndex.push_back(i);
-        timings.push_back(
-            {suite.find(tasks[i].task), sources[i], tasks[i].task + ".dice", options.timing});
-    }
-    done = 0;
-    const auto timed = evaluator.evaluateAll(timings, [&](std::size_t i, const EvaluationResult&) {
-        report(tasks[timedIndex[i]].task);
-    });
-    for (std::size_t k = 0; k < timedIndex.size(); ++k) {
-        CuratedTask& t = tasks[timedIndex[k]];
-        t.timed = true;
-        t.speedup = timed[k].verdict == Verdict::Correct ? timed[k].speedup : 0.0;
-        if (timed[k].verdict != Verdict::Correct) {
-            t.verdict = timed[k].verdict;
-            t.message = timed[k].message;
-        }
-    }
-
     CurationReport out;
-    out.evaluationSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!options.measurements.empty()) {
+        out.evaluationSeconds = reuseMeasurements(options.measurements, tasks);
+    } else {
+        std::vector<std::string> sources(tasks.size());
+        for (std::size_t i = 0; i < tasks.size(); ++i)
+            sources[i] = readTextFile((root / "solutions" / (tasks[i].task + ".dice")).string());
+
+        EvaluatorOptions evaluatorOptions;
+        evaluatorOptions.devices = options.devices;
+        evaluatorOptions.workerExecutable = options.workerExecutable;
+        Evaluator evaluator(evaluatorOptions);
+        const auto started = std::chrono::steady_clock::now();
+        std::size_t done = 0;
+        const auto report = [&](const std::string& what) {
+            if (options.progress)
+                options.progress(++done, tasks.size(), what);
+        };
+
+        // Every candidate once, for correctness, many at a time over the workers.
+        std::vector<Evaluator::Job> checks;
+        for (std::size_t i = 0; i < tasks.size(); ++i)
+            checks.push_back(
+                {suite.find(tasks[i].task), sources[i], tasks[i].task + ".dice", options.check});
+        const auto checked = evaluator.evaluateAll(
+            checks, [&](std::size_t i, const EvaluationResult&) { report(tasks[i].task); });
+        for (std::size_t i = 0; i < tasks.size(); ++i) {
+            tasks[i].verdict = checked[i].verdict;
+            tasks[i].message = checked[i].message;
+        }
+
+        // The timed subset: every timeEvery-th verified variant of a family, the first one always.
+        std::map<std::string, int> seen;
+        std::vector<std::size_t> timedIndex;
+        std::vector<Evaluator::Job> timings;
+        for (std::size_t i = 0; i < tasks.size(); ++i) {
+            if (tasks[i].verdict != Verdict::Correct)
+                continue;
+            const int n = seen[tasks[i].family]++;
+            if (n % std::max(1, options.timeEvery) != 0)
+                continue;
+            timedIndex.push_back(i);
+            timings.push_back(
+                {suite.find(tasks[i].task), sources[i], tasks[i].task + ".dice", options.timing});
+        }
+        done = 0;
+        const auto timed =
+            evaluator.evaluateAll(timings, [&](std::size_t i, const EvaluationResult&) {
+                report(tasks[timedIndex[i]].task);
+            });
+        for (std::size_t k = 0; k < timedIndex.size(); ++k) {
+            CuratedTask& t = tasks[timedIndex[k]];
+            t.timed = true;
+            t.speedup = timed[k].verdict == Verdict::Correct ? timed[k].speedup : 0.0;
+            if (timed[k].verdict != Verdict::Correct) {
+                t.verdict = timed[k].verdict;
+                t.message = timed[k].message;
+            }
+        }
+
+        out.evaluationSeconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    }
     decideKept(tasks, options.threshold, out);
     if (out.verified == 0 && !tasks.empty() && tasks.front().verdict == Verdict::NotRun)
         out.note = "nothing could be verified: " + tasks.front().message;
