@@ -9,10 +9,15 @@
 #include "core/kernelbench/python_runtime.h"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace dice::kernelbench {
 
 namespace {
+
+std::string programName(const std::string& path) {
+    return std::filesystem::path(path).filename().string();
+}
 
 void checkPrompts(CheckResult& result) {
     const PromptExamples examples = loadPromptExamples();
@@ -64,10 +69,12 @@ class ModelNew(nn.Module):
     };
     if (!has("try_except") || !has("cuda_stream"))
         throw Error("the static checks missed a try/except fallback or a side stream");
-    result.data["python"] = evaluator.python().executable;
+    // Result files name programs, not folders of the machine they ran on.
+    const std::string python = programName(evaluator.python().executable);
+    result.data["python"] = python;
     result.data["findings"] = findings.size();
-    result.message = "the static checks catch a try/except fallback and a side stream (" +
-                     evaluator.python().executable + ")";
+    result.message =
+        "the static checks catch a try/except fallback and a side stream (" + python + ")";
 }
 
 void checkPythonEvaluator(CheckResult& result) {
@@ -82,14 +89,15 @@ void checkPythonEvaluator(CheckResult& result) {
     const auto found = findPython(PythonNeed::CudaTorch, &tried);
     if (!found)
         throw Error(explainMissingPython(tried, PythonNeed::CudaTorch));
-    result.data["python"] = found->executable;
+    const std::string python = programName(found->executable);
+    result.data["python"] = python;
     result.data["torch"] = found->torchVersion;
     result.data["torch_cuda"] = found->torchCuda;
     result.data["device"] = found->device;
     result.data["nvcc"] = found->nvcc;
-    result.message = "prompts render, the static checks catch known hacks, and " +
-                     found->executable + " has PyTorch " + found->torchVersion + " (CUDA " +
-                     found->torchCuda + ") on " + found->device + " with nvcc and ninja";
+    result.message = "prompts render, the static checks catch known hacks, and " + python +
+                     " has PyTorch " + found->torchVersion + " (CUDA " + found->torchCuda +
+                     ") on " + found->device + " with nvcc and ninja";
 }
 
 } // namespace
