@@ -22,7 +22,7 @@ shoot() {
 }
 shoot main-window --lang en --task layer_norm --area generate --no-model
 shoot main-window-ja --lang ja --task layer_norm --area generate --no-model
-shoot generate-live --lang en --task layer_norm --generate
+shoot generate-live --lang en --task gelu --generate
 shoot infill-filled --lang en --task relu --fill
 
 # A kernel with a mistake on line 7, for the diagnostics.

@@ -124,7 +124,10 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
     m_temperature = new QDoubleSpinBox(m_decodingBox);
     m_temperature->setRange(0.0, 5.0);
     m_temperature->setSingleStep(0.1);
-    m_temperature->setValue(1.0);
+    // Greedy by default, so that what a user first sees is the model's most likely answer. Under
+    // greedy decoding the filtered distribution gives every token confidence 1, so the default
+    // reads confidence from the raw softmax: the threshold then still decides what waits.
+    m_temperature->setValue(0.0);
     m_topK = new QSpinBox(m_decodingBox);
     m_topK->setRange(0, 1000);
     m_topK->setValue(0);
@@ -139,6 +142,7 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
     m_seed->setRange(0, 1 << 30);
     m_seed->setValue(0);
     m_rawConfidence = new QCheckBox(m_decodingBox);
+    m_rawConfidence->setChecked(true);
     m_compareAr = new QCheckBox(m_decodingBox);
     const QList<QWidget*> fields = {m_preset,    m_blockLength, m_steps,       m_strategy,
                                     m_threshold, m_ebThreshold, m_temperature, m_topK,
@@ -400,6 +404,7 @@ void GenerateArea::applyPreset(int index) {
     m_topK->setValue(static_cast<int>(preset.topK));
     m_topP->setValue(preset.topP);
     m_maxTokens->setValue(static_cast<int>(preset.maxTokens));
+    m_rawConfidence->setChecked(preset.rawConfidence);
     m_preset->setCurrentIndex(index);
 }
 
