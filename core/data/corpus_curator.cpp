@@ -70,6 +70,17 @@ void decideKept(std::vector<CuratedTask>& tasks, double threshold, CurationRepor
 
 namespace {
 
+// A verdict's message with the evaluator's flags, which say what it saw (a fallback verdict names
+// the foreign kernels there, for instance).
+std::string explained(const EvaluationResult& r) {
+    std::string text = r.message;
+    if (r.verdict == Verdict::Correct)
+        return text;
+    for (const auto& flag : r.flags)
+        text += "; " + flag.code + ": " + flag.message;
+    return text;
+}
+
 // Verdicts and measured speedups of an earlier curation of the same corpus (its curation.json or
 // a result file of `dice data curate --report`); returns the GPU time that curation took.
 double reuseMeasurements(const std::string& path, std::vector<CuratedTask>& tasks) {
@@ -174,7 +185,7 @@ CurationReport curateCorpus(const CurationOptions& options) {
             checks, [&](std::size_t i, const EvaluationResult&) { report(tasks[i].task); });
         for (std::size_t i = 0; i < tasks.size(); ++i) {
             tasks[i].verdict = checked[i].verdict;
-            tasks[i].message = checked[i].message;
+            tasks[i].message = explained(checked[i]);
         }
 
         // The timed subset: every timeEvery-th verified variant of a family, the first one always.
@@ -202,7 +213,7 @@ CurationReport curateCorpus(const CurationOptions& options) {
             t.speedup = timed[k].verdict == Verdict::Correct ? timed[k].speedup : 0.0;
             if (timed[k].verdict != Verdict::Correct) {
                 t.verdict = timed[k].verdict;
-                t.message = timed[k].message;
+                t.message = explained(timed[k]);
             }
         }
 
