@@ -91,6 +91,72 @@ private Q_SLOTS:
         QCOMPARE(written["threshold"].get<double>(), 2.0);
     }
 
+    // The H200's curation of the embedded model's corpus (seed 1, 24 variants), re-applied at
+    // another threshold without a GPU: the counts the GPU run would give at that threshold.
+    void reusesTheH200Measurements() {
+        QTemporaryDir dir;
+        SynthOptions options;
+        options.seed = 1;
+        options.variantsPerFamily = 24;
+        const auto tasks = synthesizeTasks(options);
+        const std::string corpus = dir.filePath("corpus").toStdString();
+        writeCorpus(corpus, tasks, options);
+        const std::string measured =
+            DICE_SOURCE_DIR "/bench/results/nano-curation-nvidia-h200.json";
+        const auto original = nlohmann::json::parse(readTextFile(measured))["curation"];
+        CurationOptions curation;
+        curation.corpus = corpus;
+        curation.output = dir.filePath("curated").toStdString();
+        curation.measurements = measured;
+        curation.threshold = original["threshold"].get<double>();
+        const CurationReport same = curateCorpus(curation);
+        QCOMPARE(same.kept, original["kept"].get<int>());
+        QCOMPARE(same.verified, original["verified"].get<int>());
+        QCOMPARE(same.keptExamples, original["kept_examples"].get<std::size_t>());
+        QCOMPARE(same.evaluationSeconds, original["evaluation_seconds"].get<double>());
+        // The re-thresholded report the GPU machine made from the same measurements.
+        const auto again = nlohmann::json::parse(
+            readTextFile(DICE_SOURCE_DIR
+                         "/bench/results/nano-curation-rethreshold-nvidia-h200.json"))["curation"];
+        curation.threshold = again["threshold"].get<double>();
+        const CurationReport lower = curateCorpus(curation);
+        QCOMPARE(lower.kept, again["kept"].get<int>());
+        QCOMPARE(lower.keptExamples, again["kept_examples"].get<std::size_t>());
+        // A lower threshold keeps a superset, a higher one a subset.
+        curation.threshold = 2.0;
+        const CurationReport higher = curateCorpus(curation);
+        QVERIFY(lower.kept > same.kept);
+        QVERIFY(higher.kept < same.kept);
+        for (std::size_t i = 0; i < same.tasks.size(); ++i) {
+            QVERIFY(!same.tasks[i].kept || lower.tasks[i].kept);
+            QVERIFY(!higher.tasks[i].kept || same.tasks[i].kept);
+        }
+    }
+
+    void measurementsOfAnotherCorpusAreRefused() {
+        QTemporaryDir dir;
+        SynthOptions options;
+        options.variantsPerFamily = 1;
+        const std::string corpus = dir.filePath("corpus").toStdString();
+        writeCorpus(corpus, synthesizeTasks(options), options);
+        const std::string report = dir.filePath("report.json").toStdString();
+        CurationOptions curation;
+        curation.corpus = corpus;
+        curation.output = dir.filePath("curated").toStdString();
+        curation.measurements = report;
+        for (const std::string& text :
+             {std::string("{\"tasks\": []}"), std::string("not json"),
+              std::string("{\"curation\": {\"tasks\": [{\"task\": 3}]}}")}) {
+            writeFileAtomically(report, text);
+            try {
+                curateCorpus(curation);
+                QFAIL("no error");
+            } catch (const FileError& e) {
+                QVERIFY2(std::string(e.what()).find("report.json") != std::string::npos, e.what());
+            }
+        }
+    }
+
     void badCorpusIsExplained() {
         QTemporaryDir dir;
         CurationOptions curation;
