@@ -55,6 +55,9 @@ int commandGenerate(const Invocation& in) {
                   << kUsage;
         return 2;
     }
+    // A bad task file is reported before the model is loaded.
+    const std::string taskPrompt =
+        args.has("task") ? nativeGenerationPrompt(loadTask(args.value("task"))) : std::string();
     const std::string folder = args.value("model");
     const std::string device = args.value("device", "cpu");
     LoadOptions load;
@@ -106,10 +109,9 @@ int commandGenerate(const Invocation& in) {
     options.maxTokens = args.integer("max-tokens", 512);
     options.seed = static_cast<std::uint64_t>(args.integer("seed", 0));
 
-    const auto prompt =
-        args.has("task")
-            ? session->encodePrompt(nativeGenerationPrompt(loadTask(args.value("task"))), true)
-            : session->encodePrompt(args.value("prompt"), args.flag("chat"));
+    const auto prompt = args.has("task")
+                            ? session->encodePrompt(taskPrompt, true)
+                            : session->encodePrompt(args.value("prompt"), args.flag("chat"));
     std::ofstream trace;
     if (args.has("trace")) {
         trace.open(args.value("trace"), std::ios::trunc);
