@@ -114,6 +114,68 @@ double reuseMeasurements(const std::string& path, std::vector<CuratedTask>& task
     }
 }
 
+// Checks every task's solution on the GPU and times the representative subset; fills verdicts,
+// messages and measured speedups, and returns the wall time of the GPU work.
+double measureOnGpu(const CurationOptions& options, const fs::path& root, const TaskSuite& suite,
+                    std::vector<CuratedTask>& tasks) {
+    std::vector<std::string> sources(tasks.size());
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+        sources[i] = readTextFile((root / "solutions" / (tasks[i].task + ".dice")).string());
+
+    EvaluatorOptions evaluatorOptions;
+    evaluatorOptions.devices = options.devices;
+    evaluatorOptions.workerExecutable = options.workerExecutable;
+    Evaluator evaluator(evaluatorOptions);
+    const auto started = std::chrono::steady_clock::now();
+    std::size_t done = 0;
+    const auto report = [&](const std::string& what) {
+        if (options.progress)
+            options.progress(++done, tasks.size(), what);
+    };
+
+    // Every candidate once, for correctness, many at a time over the workers.
+    std::vector<Evaluator::Job> checks;
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+        checks.push_back(
+            {suite.find(tasks[i].task), sources[i], tasks[i].task + ".dice", options.check});
+    const auto checked = evaluator.evaluateAll(
+        checks, [&](std::size_t i, const EvaluationResult&) { report(tasks[i].task); });
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        tasks[i].verdict = checked[i].verdict;
+        tasks[i].message = explained(checked[i]);
+    }
+
+    // The timed subset: every timeEvery-th verified variant of a family, the first one always.
+    std::map<std::string, int> seen;
+    std::vector<std::size_t> timedIndex;
+    std::vector<Evaluator::Job> timings;
+    for (std::size_t i = 0; i < tasks.size(); ++i) {
+        if (tasks[i].verdict != Verdict::Correct)
+            continue;
+        const int n = seen[tasks[i].family]++;
+        if (n % std::max(1, options.timeEvery) != 0)
+            continue;
+        timedIndex.push_back(i);
+        timings.push_back(
+            {suite.find(tasks[i].task), sources[i], tasks[i].task + ".dice", options.timing});
+    }
+    done = 0;
+    const auto timed = evaluator.evaluateAll(timings, [&](std::size_t i, const EvaluationResult&) {
+        report(tasks[timedIndex[i]].task);
+    });
+    for (std::size_t k = 0; k < timedIndex.size(); ++k) {
+        CuratedTask& t = tasks[timedIndex[k]];
+        t.timed = true;
+        t.speedup = timed[k].verdict == Verdict::Correct ? timed[k].speedup : 0.0;
+        if (timed[k].verdict != Verdict::Correct) {
+            t.verdict = timed[k].verdict;
+            t.message = explained(timed[k]);
+        }
+    }
+
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
 } // namespace
 
 CurationReport curateCorpus(const CurationOptions& options) {
@@ -158,68 +220,9 @@ CurationReport curateCorpus(const CurationOptions& options) {
     }
 
     CurationReport out;
-    if (!options.measurements.empty()) {
-        out.evaluationSeconds = reuseMeasurements(options.measurements, tasks);
-    } else {
-        std::vector<std::string> sources(tasks.size());
-        for (std::size_t i = 0; i < tasks.size(); ++i)
-            sources[i] = readTextFile((root / "solutions" / (tasks[i].task + ".dice")).string());
-
-        EvaluatorOptions evaluatorOptions;
-        evaluatorOptions.devices = options.devices;
-        evaluatorOptions.workerExecutable = options.workerExecutable;
-        Evaluator evaluator(evaluatorOptions);
-        const auto started = std::chrono::steady_clock::now();
-        std::size_t done = 0;
-        const auto report = [&](const std::string& what) {
-            if (options.progress)
-                options.progress(++done, tasks.size(), what);
-        };
-
-        // Every candidate once, for correctness, many at a time over the workers.
-        std::vector<Evaluator::Job> checks;
-        for (std::size_t i = 0; i < tasks.size(); ++i)
-            checks.push_back(
-                {suite.find(tasks[i].task), sources[i], tasks[i].task + ".dice", options.check});
-        const auto checked = evaluator.evaluateAll(
-            checks, [&](std::size_t i, const EvaluationResult&) { report(tasks[i].task); });
-        for (std::size_t i = 0; i < tasks.size(); ++i) {
-            tasks[i].verdict = checked[i].verdict;
-            tasks[i].message = explained(checked[i]);
-        }
-
-        // The timed subset: every timeEvery-th verified variant of a family, the first one always.
-        std::map<std::string, int> seen;
-        std::vector<std::size_t> timedIndex;
-        std::vector<Evaluator::Job> timings;
-        for (std::size_t i = 0; i < tasks.size(); ++i) {
-            if (tasks[i].verdict != Verdict::Correct)
-                continue;
-            const int n = seen[tasks[i].family]++;
-            if (n % std::max(1, options.timeEvery) != 0)
-                continue;
-            timedIndex.push_back(i);
-            timings.push_back(
-                {suite.find(tasks[i].task), sources[i], tasks[i].task + ".dice", options.timing});
-        }
-        done = 0;
-        const auto timed =
-            evaluator.evaluateAll(timings, [&](std::size_t i, const EvaluationResult&) {
-                report(tasks[timedIndex[i]].task);
-            });
-        for (std::size_t k = 0; k < timedIndex.size(); ++k) {
-            CuratedTask& t = tasks[timedIndex[k]];
-            t.timed = true;
-            t.speedup = timed[k].verdict == Verdict::Correct ? timed[k].speedup : 0.0;
-            if (timed[k].verdict != Verdict::Correct) {
-                t.verdict = timed[k].verdict;
-                t.message = explained(timed[k]);
-            }
-        }
-
-        out.evaluationSeconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    }
+    out.evaluationSeconds = options.measurements.empty()
+                                ? measureOnGpu(options, root, suite, tasks)
+                                : reuseMeasurements(options.measurements, tasks);
     decideKept(tasks, options.threshold, out);
     if (out.verified == 0 && !tasks.empty() && tasks.front().verdict == Verdict::NotRun)
         out.note = "nothing could be verified: " + tasks.front().message;

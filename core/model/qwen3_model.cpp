@@ -289,6 +289,18 @@ struct Qwen3Model::Impl {
         return at::linear(rmsNorm(x, finalNorm), lmHead).to(at::kFloat);
     }
 
+    // What a block of T tokens per row may attend to among the first `span` cache positions: each
+    // row's positions before its start + T, as bool [n, 1, 1, span]; undefined when every row
+    // starts at the same place (`uniform`) and the span ends where the blocks do.
+    at::Tensor blockMask(const at::Tensor& starts, std::int64_t T, std::int64_t span,
+                         bool uniform) const {
+        if (uniform)
+            return at::Tensor();
+        const auto longOptions = at::TensorOptions().dtype(at::kLong).device(options.device());
+        return (at::arange(span, longOptions).unsqueeze(0) < (starts + T).unsqueeze(1))
+            .view({starts.size(0), 1, 1, span});
+    }
+
     // One block of T tokens per row for rows [0, n): positions start at `starts` (int64 [n] on the
     // device); the block's keys and values go to the cache at those positions, and attention
     // reads the first `span` cache positions, masked to each row's start + T unless `uniform`.
@@ -302,10 +314,7 @@ struct Qwen3Model::Impl {
         const auto longOptions = at::TensorOptions().dtype(at::kLong).device(options.device());
         const auto offsets = at::arange(T, longOptions);
         const auto positions = starts.unsqueeze(1) + offsets;
-        at::Tensor mask;
-        if (!uniform)
-            mask = (at::arange(span, longOptions).unsqueeze(0) < (starts + T).unsqueeze(1))
-                       .view({n, 1, 1, span});
+        const auto mask = blockMask(starts, T, span, uniform);
         const auto rowHeads = at::arange(n * KV(), longOptions).view({n, KV(), 1}) * capacity;
         const auto index = (rowHeads + starts.view({n, 1, 1}) + offsets.view({1, 1, T})).view({-1});
         const auto [cos, sin] = rope(positions);
@@ -354,11 +363,7 @@ struct Qwen3Model::Impl {
         const std::int64_t n = tokens.size(0), T = tokens.size(1), rows = n * T,
                            hiddenSize = config.hiddenSize, I = config.intermediateSize,
                            g = H() / KV();
-        const auto longOptions = at::TensorOptions().dtype(at::kLong).device(options.device());
-        at::Tensor mask;
-        if (!uniform)
-            mask = (at::arange(span, longOptions).unsqueeze(0) < (starts + T).unsqueeze(1))
-                       .view({n, 1, 1, span});
+        const auto mask = blockMask(starts, T, span, uniform);
         const auto rowStarts = starts.contiguous();
         const auto stream = reinterpret_cast<cu::Stream>(
             c10::cuda::getCurrentCUDAStream(options.device().index()).stream());
