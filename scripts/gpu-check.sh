@@ -138,9 +138,14 @@ for step in "${steps[@]}"; do
                 cp run/model/* "$out/model/"
                 ;;
             nano-eval)
-                # The curation of this session, else the committed one; the model just trained
+                # The curation of this session, else the committed one the embedded model was
+                # trained on (the re-thresholded one where there is one); the model just trained
                 # (NANO_MODEL=run/model), else the embedded one.
-                [[ -f curation.json ]] || cp "$here/bench/results/nano-curation-$device.json" curation.json
+                if [[ ! -f curation.json ]]; then
+                    committed="$here/bench/results/nano-curation-rethreshold-$device.json"
+                    [[ -f "$committed" ]] || committed="$here/bench/results/nano-curation-$device.json"
+                    cp "$committed" curation.json
+                fi
                 model="${NANO_MODEL:-dice-nano}"
                 rm -rf eval-* kernelbench-level1
                 "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
