@@ -60,7 +60,7 @@ for step in "${steps[@]}"; do
         "$python" "$here/bench/eval_bench.py" --dice "$dice" \
             --output "bench-eval-$device.json" || status=1
         ;;
-    kernelbench-import | bench-kernelbench)
+    kernelbench-import | kernelbench-agreement)
         # KernelBench's problems: ../shared/data/kernelbench beside the checkout, shared/ inside
         # it, or $KERNELBENCH_DIR. Result files record relative paths only.
         kb="${KERNELBENCH_DIR:-$here/../shared/data/kernelbench}"
@@ -81,9 +81,9 @@ for step in "${steps[@]}"; do
                     "kernelbench-problems/level$level" || status=1
             done
         else
-            "$dice" kernelbench bench --python "$python" --work kernelbench-work \
+            "$dice" kernelbench agreement --python "$python" --work kernelbench-work \
                 --solutions kernelbench-solutions --problems kernelbench-problems \
-                --output "bench-kernelbench-$device.json" || status=1
+                --output "kernelbench-agreement-$device.json" || status=1
         fi
         ;;
     bench-model)

@@ -4,7 +4,8 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/cuda/torch_cuda_bridge.h"
-#include "core/model/model_bench.h"
+#include "core/bench/model_bench.h"
+#include "core/model/cpu_threads.h"
 #include "core/system/result_file.h"
 
 #include <cstdio>

@@ -6,10 +6,10 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/eval/evaluation.h"
-#include "core/kernelbench/answer.h"
-#include "core/kernelbench/generation_preset.h"
+#include "core/prompts/answer.h"
+#include "core/prompts/decoding_presets.h"
 #include "core/kernelbench/importer.h"
-#include "core/kernelbench/prompts.h"
+#include "core/prompts/kernelbench_prompts.h"
 #include "core/kernelbench/python_evaluator.h"
 #include "core/system/result_file.h"
 #include "core/tasks/task.h"
@@ -24,7 +24,7 @@
 
 namespace dice::cli {
 
-// command_kernelbench_bench.cpp
+// command_kernelbench_agreement.cpp
 int kernelBenchAgreement(const std::vector<std::string>& argv,
                          const std::vector<std::string>& rest);
 
@@ -56,8 +56,8 @@ const char* const kUsage =
     "      which python3 the KernelBench dialect would use, and what is missing\n"
     "  presets [--json]\n"
     "      the decoding settings of the paper's evaluation and of its RL rollouts\n"
-    "  bench --solutions DIR --problems DIR --output FILE [--work DIR] [--timeout S]\n"
-    "      the agreement benchmark: each solution DIR/levelN/NAME.py evaluated by the Python\n"
+    "  agreement --solutions DIR --problems DIR --output FILE [--work DIR] [--timeout S]\n"
+    "      do the two evaluators agree? each solution DIR/levelN/NAME.py evaluated by the Python\n"
     "      evaluator, the problem imported as a task and NAME.dice evaluated by the native one\n"
     "      (dice eval); verdicts, speedups and time per evaluation side by side\n";
 
@@ -324,8 +324,8 @@ int presets(const std::vector<std::string>& rest) {
         return 2;
     }
     nlohmann::json list = nlohmann::json::array();
-    for (const auto& name : kernelbench::presetNames())
-        list.push_back(kernelbench::toJson(*kernelbench::presetByName(name)));
+    for (const auto& name : presetNames())
+        list.push_back(toJson(*presetByName(name)));
     if (args.flag("json")) {
         std::cout << list.dump(2) << "\n";
         return 0;
@@ -371,7 +371,7 @@ int commandKernelBench(const Invocation& in) {
         return environment(rest);
     if (sub == "presets")
         return presets(rest);
-    if (sub == "bench")
+    if (sub == "agreement")
         return kernelBenchAgreement(in.argv, rest);
     std::cerr << "dice kernelbench: unknown command '" << sub << "'\n\n" << kUsage;
     return 2;

@@ -3,8 +3,8 @@
 
 #include "core/common/error.h"
 #include "core/common/file_util.h"
-#include "core/data/nano_prompts.h"
-#include "core/infill/holes.h"
+#include "core/prompts/native_prompts.h"
+#include "core/tasks/holes.h"
 
 #include <nlohmann/json.hpp>
 

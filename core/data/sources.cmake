@@ -3,5 +3,4 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     data/corpus_curator.cpp
     data/corpus_synth.cpp
     data/corpus_writer.cpp
-    data/nano_prompts.cpp
 )

@@ -3,7 +3,7 @@
 
 #include "core/common/error.h"
 #include "core/diffusion/qwen3_network.h"
-#include "core/model/model_bench.h"
+#include "core/model/cpu_threads.h"
 #include "core/tokenizer/chat_template.h"
 #include "core/tokenizer/tokenizer.h"
 

@@ -5,8 +5,7 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     model/safetensors.cpp
 )
 list(APPEND DICE_CORE_TORCH_SOURCES
-    model/model_bench.cpp
-    model/model_checks.cpp
+    model/cpu_threads.cpp
     model/qwen3_model.cpp
     model/safetensors_torch.cpp
 )

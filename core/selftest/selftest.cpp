@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/selftest/selftest.h"
 
+#include "core/selftest/evaluator_checks.h"
+#include "core/selftest/kernelbench_checks.h"
+#include "core/selftest/machine_checks.h"
+#include "core/selftest/model_checks.h"
+#include "core/selftest/tokenizer_checks.h"
+
 #include <chrono>
 #include <exception>
 
@@ -16,6 +22,16 @@ std::string toString(CheckStatus status) {
         return "skipped";
     }
     return "failed";
+}
+
+std::vector<SelfTestCheck> selfTestChecks() {
+    std::vector<SelfTestCheck> checks;
+    addMachineChecks(checks);
+    addModelChecks(checks);
+    addTokenizerChecks(checks);
+    addEvaluatorChecks(checks);
+    addKernelBenchChecks(checks);
+    return checks;
 }
 
 std::vector<CheckResult> runSelfTest(const SelfTestOptions& options,

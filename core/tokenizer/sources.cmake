@@ -6,6 +6,5 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     tokenizer/pre_tokenizer.cpp
     tokenizer/reference_tokenizer.cpp
     tokenizer/tokenizer.cpp
-    tokenizer/tokenizer_selftest.cpp
     tokenizer/unicode_nfc.cpp
 )

@@ -6,7 +6,7 @@
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/data/corpus_synth.h"
 #include "core/data/corpus_writer.h"
-#include "core/infill/holes.h"
+#include "core/tasks/holes.h"
 
 #include <QtTest>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/error.h"
-#include "core/infill/holes.h"
+#include "core/tasks/holes.h"
 #include "core/infill/text_diff.h"
 
 #include <QProcess>

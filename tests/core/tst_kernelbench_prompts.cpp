@@ -4,9 +4,9 @@
 // there), so a difference of one space fails here.
 #include "core/common/error.h"
 #include "core/common/file_util.h"
-#include "core/kernelbench/answer.h"
-#include "core/kernelbench/generation_preset.h"
-#include "core/kernelbench/prompts.h"
+#include "core/prompts/answer.h"
+#include "core/prompts/decoding_presets.h"
+#include "core/prompts/kernelbench_prompts.h"
 
 #include <QtTest>
 
@@ -134,27 +134,32 @@ private Q_SLOTS:
     }
 
     void presetsAreThePapersSettings() {
-        const auto eval = evaluationPreset();
-        QCOMPARE(eval.blockLength, 4);
-        QCOMPARE(eval.denoisingSteps, 4);
-        QCOMPARE(eval.remasking, std::string("low_confidence_static"));
-        QCOMPARE(eval.temperature, 1.0);
-        QCOMPARE(eval.topK, 1);
-        QCOMPARE(eval.topP, 1.0);
-        QCOMPARE(eval.maxNewTokens, 4096);
+        const auto eval = dice::evaluationPreset();
+        QCOMPARE(eval.sampler.blockLength, std::int64_t(4));
+        QCOMPARE(eval.sampler.steps, std::int64_t(4));
+        QCOMPARE(eval.sampler.strategy, dice::RemaskStrategy::LowConfidenceStatic);
+        QCOMPARE(eval.sampler.temperature, 1.0);
+        QCOMPARE(eval.sampler.topK, std::int64_t(1));
+        QCOMPARE(eval.sampler.topP, 1.0);
+        QCOMPARE(eval.sampler.maxTokens, std::int64_t(4096));
         QVERIFY(!eval.stopAtEndToken);
-        const auto rollout = rolloutPreset();
-        QCOMPARE(rollout.blockLength, 4);
-        QCOMPARE(rollout.denoisingSteps, 4);
-        QCOMPARE(rollout.remasking, std::string("low_confidence_dynamic"));
-        QCOMPARE(rollout.confidenceThreshold, 0.9);
-        QCOMPARE(rollout.temperature, 1.0);
-        QCOMPARE(rollout.topK, 0);
-        QCOMPARE(rollout.topP, 1.0);
-        QCOMPARE(rollout.maxNewTokens, 4096);
-        QVERIFY(presetByName("eval").has_value());
-        QVERIFY(presetByName("rollout").has_value());
-        QVERIFY(!presetByName("greedy").has_value());
+        const auto rollout = dice::rolloutPreset();
+        QCOMPARE(rollout.sampler.blockLength, std::int64_t(4));
+        QCOMPARE(rollout.sampler.steps, std::int64_t(4));
+        QCOMPARE(rollout.sampler.strategy, dice::RemaskStrategy::LowConfidenceDynamic);
+        QCOMPARE(rollout.sampler.threshold, 0.9);
+        QCOMPARE(rollout.sampler.temperature, 1.0);
+        QCOMPARE(rollout.sampler.topK, std::int64_t(0));
+        QCOMPARE(rollout.sampler.topP, 1.0);
+        QCOMPARE(rollout.sampler.maxTokens, std::int64_t(4096));
+        QVERIFY(rollout.stopAtEndToken);
+        // The result files' wording of a preset is the reference's.
+        const auto json = dice::toJson(eval);
+        QCOMPARE(json.at("remasking").get<std::string>(), std::string("low_confidence_static"));
+        QCOMPARE(json.at("max_new_tokens").get<int>(), 4096);
+        QVERIFY(dice::presetByName("eval").has_value());
+        QVERIFY(dice::presetByName("rollout").has_value());
+        QVERIFY(!dice::presetByName("greedy").has_value());
     }
 
     void extractionTakesTheFirstBlock() {

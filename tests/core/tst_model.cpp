@@ -5,7 +5,7 @@
 
 #include "core/common/error.h"
 #include "core/common/file_util.h"
-#include "core/model/model_checks.h"
+#include "core/selftest/model_checks.h"
 #include "core/model/model_config.h"
 #include "core/model/qwen3_model.h"
 #include "core/model/safetensors.h"

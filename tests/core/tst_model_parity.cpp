@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <torch/torch.h>
 
-#include "core/model/model_checks.h"
+#include "core/selftest/model_checks.h"
 #include "core/model/qwen3_model.h"
 
 #include <QtTest>

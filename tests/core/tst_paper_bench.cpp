@@ -3,7 +3,7 @@
 // real level-1 problems, each answer is judged and kept in the run store, and a second run
 // resumes from the store instead of generating again.
 #include "core/common/file_util.h"
-#include "core/kernelbench/paper_bench.h"
+#include "core/bench/paper_bench.h"
 #include "core/store/run_store.h"
 #include "core/tokenizer/bpe_trainer.h"
 #include "core/tokenizer/tokenizer.h"
@@ -67,7 +67,7 @@ private Q_SLOTS:
         options.problems = kKernelBench;
         options.levels = {1};
         options.limit = 2;
-        options.preset.maxNewTokens = 24;
+        options.preset.sampler.maxTokens = 24;
         options.store = dir.filePath("runs.sqlite3").toStdString();
         options.session.cpuThreads = 1;
 

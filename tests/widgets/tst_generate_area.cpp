@@ -5,7 +5,7 @@
 // undone.
 #include "core/common/file_util.h"
 #include "core/diffusion/decode_trace.h"
-#include "core/infill/holes.h"
+#include "core/tasks/holes.h"
 #include "core/tasks/task.h"
 #include "core/tokenizer/bpe_trainer.h"
 #include "core/tokenizer/tokenizer.h"

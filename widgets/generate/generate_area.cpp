@@ -2,11 +2,11 @@
 #include "widgets/generate/generate_area.h"
 
 #include "core/common/error.h"
-#include "core/data/nano_prompts.h"
-#include "core/kernelbench/answer.h"
-#include "core/kernelbench/generation_preset.h"
-#include "core/kernelbench/paper_bench.h"
-#include "core/kernelbench/prompts.h"
+#include "core/prompts/native_prompts.h"
+#include "core/prompts/answer.h"
+#include "core/prompts/decoding_presets.h"
+#include "core/bench/paper_bench.h"
+#include "core/prompts/kernelbench_prompts.h"
 #include "widgets/generate/decode_plots.h"
 #include "widgets/generate/denoising_canvas.h"
 #include "widgets/model/model_runner.h"
@@ -393,8 +393,8 @@ void GenerateArea::retranslate() {
 void GenerateArea::applyPreset(int index) {
     if (index == CustomPreset)
         return;
-    const SamplerOptions preset = kernelbench::samplerOptionsFor(
-        index == EvaluationPreset ? kernelbench::evaluationPreset() : kernelbench::rolloutPreset());
+    const SamplerOptions preset =
+        (index == EvaluationPreset ? evaluationPreset() : rolloutPreset()).sampler;
     const QSignalBlocker blocker(m_preset);
     m_blockLength->setValue(static_cast<int>(preset.blockLength));
     m_steps->setValue(static_cast<int>(preset.steps));

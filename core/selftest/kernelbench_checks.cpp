@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/kernelbench/selftest_kernelbench.h"
+#include "core/selftest/kernelbench_checks.h"
 
 #include "core/common/error.h"
 #include "core/cuda/cuda_driver.h"
-#include "core/kernelbench/answer.h"
-#include "core/kernelbench/prompts.h"
+#include "core/prompts/answer.h"
+#include "core/prompts/kernelbench_prompts.h"
 #include "core/kernelbench/python_evaluator.h"
 #include "core/kernelbench/python_runtime.h"
 
 #include <algorithm>
 #include <filesystem>
 
-namespace dice::kernelbench {
+namespace dice {
 
+namespace kernelbench {
 namespace {
 
 std::string programName(const std::string& path) {
@@ -102,13 +103,15 @@ void checkPythonEvaluator(CheckResult& result) {
 
 } // namespace
 
-std::vector<SelfTestCheck> selfTestChecks() {
+} // namespace kernelbench
+
+void addKernelBenchChecks(std::vector<SelfTestCheck>& checks) {
     // One GPU-group check: the prompts and the static checks have their ctest suites; on the
     // GPU machine this confirms the whole KernelBench dialect is usable there.
-    return {{"gpu.kernelbench", "gpu",
-             "DICE's prompts, the static hack checks and a python3 with CUDA PyTorch, nvcc and "
-             "ninja for KernelBench candidates",
-             checkPythonEvaluator}};
+    checks.push_back({"gpu.kernelbench", "gpu",
+                      "DICE's prompts, the static hack checks and a python3 with CUDA PyTorch, "
+                      "nvcc and ninja for KernelBench candidates",
+                      kernelbench::checkPythonEvaluator});
 }
 
-} // namespace dice::kernelbench
+} // namespace dice

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/kernelbench/prompts.h"
+#include "core/prompts/kernelbench_prompts.h"
 
 #include "core/common/file_util.h"
 

@@ -7,17 +7,17 @@
 #include <c10/cuda/CUDAFunctions.h>
 #endif
 
-#include "core/model/model_bench.h"
+#include "core/bench/model_bench.h"
 
 #include "core/common/error.h"
 #include "core/diffusion/qwen3_network.h"
 #include "core/diffusion/sdar_sampler.h"
+#include "core/model/cpu_threads.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
-#include <thread>
 
 namespace dice {
 
@@ -135,14 +135,6 @@ nlohmann::json runTransformers(const ModelBenchOptions& o) {
 }
 
 } // namespace
-
-int setCpuThreads(int threads) {
-    if (threads <= 0)
-        threads = static_cast<int>(std::thread::hardware_concurrency());
-    if (threads > 0 && at::get_num_threads() != threads)
-        at::set_num_threads(threads);
-    return at::get_num_threads();
-}
 
 ModelConfig benchmarkShape(const std::string& name) {
     ModelConfig c;

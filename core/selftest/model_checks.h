@@ -2,13 +2,14 @@
 #pragma once
 
 #include "core/model/model_config.h"
+#include "core/selftest/selftest.h"
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace dice {
 
-struct CheckResult;
 class Qwen3Model;
 
 // A small Qwen3 shape (vocabulary 96, hidden 64, 2 layers, 4 heads over 2 key/value heads of 16)
@@ -29,8 +30,8 @@ double fusedAgainstUnfused(Qwen3Model& model, std::int64_t blockLength, std::uin
 // parity fixture (scripts/make_qwen3_fixture.py), over its causal, offset and block-causal cases.
 double fixtureDeviation(Qwen3Model& model, const std::string& fixtureFolder);
 
-// Self-test checks (dice selftest).
-void checkModelCachedDecoding(CheckResult& result);
-void checkModelGpu(CheckResult& result);
+// "cpu.model_cache" (cached decoding against the block-causal forward pass) and "gpu.model"
+// (transformers parity, fused and cached passes, CUDA graphs).
+void addModelChecks(std::vector<SelfTestCheck>& checks);
 
 } // namespace dice

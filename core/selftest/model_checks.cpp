@@ -3,7 +3,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
-#include "core/model/model_checks.h"
+#include "core/selftest/model_checks.h"
 
 #include "core/common/error.h"
 #include "core/cuda/cuda_driver.h"
@@ -12,7 +12,6 @@
 #include "core/model/qwen3_model.h"
 #include "core/model/safetensors.h"
 #include "core/model/safetensors_torch.h"
-#include "core/selftest/selftest.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -145,6 +144,8 @@ double fixtureDeviation(Qwen3Model& model, const std::string& fixtureFolder) {
     return worst;
 }
 
+namespace {
+
 void checkModelCachedDecoding(CheckResult& result) {
     ModelPlacement cpu;
     auto model = Qwen3Model::random(tinyModelConfig(), cpu, 5, 0.2);
@@ -240,6 +241,20 @@ void checkModelGpu(CheckResult& result) {
     result.message = message + "cached decoding within " + format(std::max(graphs, eager)) +
                      " (graphs and eager); batched greedy decoding identical with and without "
                      "graphs and alone";
+}
+
+} // namespace
+
+void addModelChecks(std::vector<SelfTestCheck>& checks) {
+    checks.insert(checks.end(),
+                  {
+                      {"cpu.model_cache", "cpu",
+                       "cached SDAR decoding matches the block-causal forward pass",
+                       checkModelCachedDecoding},
+                      {"gpu.model", "gpu",
+                       "the model on CUDA: transformers parity, cached passes, graphs",
+                       checkModelGpu},
+                  });
 }
 
 } // namespace dice

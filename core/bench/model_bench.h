@@ -41,8 +41,4 @@ struct ModelBenchOptions {
 // and the weight-streaming bound beside each. Returns the "results" part of the result file.
 nlohmann::json runModelBenchmark(const ModelBenchOptions& options);
 
-// Threads for LibTorch's CPU operators; 0 or less: one per hardware thread (Debian's LibTorch
-// starts with one). Returns the count in force.
-int setCpuThreads(int threads);
-
 } // namespace dice

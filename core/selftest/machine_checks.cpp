@@ -7,12 +7,8 @@
 #include "core/cuda/device_info.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/torch_cuda_bridge.h"
-#include "core/selftest/evaluator_checks.h"
-#include "core/kernelbench/selftest_kernelbench.h"
-#include "core/model/model_checks.h"
-#include "core/selftest/selftest.h"
+#include "core/selftest/machine_checks.h"
 #include "core/system/libtorch_info.h"
-#include "core/tokenizer/tokenizer_selftest.h"
 
 #include <algorithm>
 #include <cmath>
@@ -327,27 +323,21 @@ void checkCupti(CheckResult& result) {
 
 } // namespace
 
-std::vector<SelfTestCheck> selfTestChecks() {
-    std::vector<SelfTestCheck> checks = {
-        {"cpu.libtorch", "cpu", "LibTorch operators on the CPU", checkLibTorchCpu},
-        {"cpu.nvrtc_compile", "cpu", "NVRTC compiles a kernel to PTX and cubin", checkNvrtcCompile},
-        {"cpu.nvrtc_diagnostics", "cpu", "NVRTC errors are parsed to file, line and column",
-         checkNvrtcDiagnostics},
-        {"gpu.driver", "gpu", "the CUDA driver loads and lists GPUs", checkDriver},
-        {"gpu.launch", "gpu", "an NVRTC kernel runs on LibTorch tensors and matches LibTorch",
-         checkLaunch},
-        {"gpu.cuda_events", "gpu", "CUDA events time the kernel", checkEvents},
-        {"gpu.cupti", "gpu", "CUPTI's activity records time every kernel", checkCupti},
-        {"cpu.model_cache", "cpu", "cached SDAR decoding matches the block-causal forward pass",
-         checkModelCachedDecoding},
-        {"gpu.model", "gpu", "the model on CUDA: transformers parity, cached passes, graphs",
-         checkModelGpu},
-    };
-    checks.push_back(tokenizerSelfTestCheck());
-    addEvaluatorChecks(checks);
-    for (auto& check : kernelbench::selfTestChecks())
-        checks.push_back(std::move(check));
-    return checks;
+void addMachineChecks(std::vector<SelfTestCheck>& checks) {
+    checks.insert(
+        checks.end(),
+        {
+            {"cpu.libtorch", "cpu", "LibTorch operators on the CPU", checkLibTorchCpu},
+            {"cpu.nvrtc_compile", "cpu", "NVRTC compiles a kernel to PTX and cubin",
+             checkNvrtcCompile},
+            {"cpu.nvrtc_diagnostics", "cpu", "NVRTC errors are parsed to file, line and column",
+             checkNvrtcDiagnostics},
+            {"gpu.driver", "gpu", "the CUDA driver loads and lists GPUs", checkDriver},
+            {"gpu.launch", "gpu", "an NVRTC kernel runs on LibTorch tensors and matches LibTorch",
+             checkLaunch},
+            {"gpu.cuda_events", "gpu", "CUDA events time the kernel", checkEvents},
+            {"gpu.cupti", "gpu", "CUPTI's activity records time every kernel", checkCupti},
+        });
 }
 
 } // namespace dice

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// dice kernelbench bench: do the two evaluators agree? Hand-written solutions of a few KernelBench
+// dice kernelbench agreement: do the two evaluators agree? Hand-written solutions of a few KernelBench
 // problems exist in both dialects with the same device code; the Python evaluator runs the
 // KernelBench files, the native evaluator (dice eval) runs the .dice files against the imported
 // tasks, and the result file puts verdicts, speedups and the time per evaluation side by side.
@@ -108,7 +108,7 @@ int kernelBenchAgreement(const std::vector<std::string>& argv,
     const Arguments args(rest, {"help"},
                          {"solutions", "problems", "output", "work", "timeout", "python"});
     if (!args.ok() || !args.has("solutions") || !args.has("problems") || !args.has("output")) {
-        std::cerr << "dice kernelbench bench: "
+        std::cerr << "dice kernelbench agreement: "
                   << (args.ok() ? "give --solutions, --problems and --output" : args.error())
                   << "\n";
         return 2;
@@ -204,7 +204,7 @@ int kernelBenchAgreement(const std::vector<std::string>& argv,
         }
     }
 
-    nlohmann::json file = resultFileHeader("bench-kernelbench", argv);
+    nlohmann::json file = resultFileHeader("kernelbench-agreement", argv);
     nlohmann::json list = nlohmann::json::array();
     int compared = 0;
     int verdictsAgree = 0;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/kernelbench/answer.h"
+#include "core/prompts/answer.h"
 
 #include <algorithm>
 #include <cctype>

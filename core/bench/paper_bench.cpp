@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/kernelbench/paper_bench.h"
+#include "core/bench/paper_bench.h"
 
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/cuda/driver_release.h"
 #include "core/eval/evaluator.h"
-#include "core/kernelbench/answer.h"
-#include "core/kernelbench/prompts.h"
+#include "core/prompts/answer.h"
+#include "core/prompts/kernelbench_prompts.h"
 #include "core/store/run_store.h"
 #include "core/tasks/task.h"
 
@@ -68,21 +68,6 @@ bool hasTag(const RunRecord& run, const std::string& tag) {
 }
 
 } // namespace
-
-SamplerOptions samplerOptionsFor(const GenerationPreset& preset, std::uint64_t seed) {
-    SamplerOptions o;
-    o.blockLength = preset.blockLength;
-    o.steps = preset.denoisingSteps;
-    o.strategy =
-        parseRemaskStrategy(preset.remasking).value_or(RemaskStrategy::LowConfidenceStatic);
-    o.threshold = preset.confidenceThreshold;
-    o.temperature = preset.temperature;
-    o.topK = preset.topK;
-    o.topP = preset.topP;
-    o.maxTokens = preset.maxNewTokens;
-    o.seed = seed;
-    return o;
-}
 
 std::string kernelBenchTaskName(int level, const std::string& file) {
     const std::string stem = fs::path(file).stem().string();
@@ -165,7 +150,8 @@ PaperBenchReport runPaperBench(const PaperBenchOptions& options,
             if (!session)
                 session = ModelSession::open(options.model, options.session);
             const std::string problem = readTextFile(file);
-            SamplerOptions sampler = samplerOptionsFor(options.preset, options.seed);
+            SamplerOptions sampler = options.preset.sampler;
+            sampler.seed = options.seed;
             sampler.cancel = options.cancel;
             const auto prompt = session->encodePrompt(
                 endToEndPrompt(problem, examples, PromptStyle::Evaluation), false);

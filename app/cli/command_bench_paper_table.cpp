@@ -5,7 +5,7 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/cuda/torch_cuda_bridge.h"
-#include "core/kernelbench/paper_bench.h"
+#include "core/bench/paper_bench.h"
 #include "core/store/run_store.h"
 #include "core/system/result_file.h"
 
@@ -70,7 +70,7 @@ int benchKernelBench(const Invocation& in) {
         options.levels.push_back(std::stoi(level));
     }
     options.limit = args.integer("limit", 0);
-    const auto preset = kernelbench::presetByName(args.value("preset", "eval"));
+    const auto preset = presetByName(args.value("preset", "eval"));
     if (!preset)
         throw Error("--preset must be eval or rollout");
     options.preset = *preset;
@@ -108,7 +108,7 @@ int benchKernelBench(const Invocation& in) {
               << "; generation " << report.generationMs / 1000.0 << " s, evaluation "
               << report.evaluationMs / 1000.0 << " s in this run\n";
     if (args.has("output")) {
-        nlohmann::json out = resultFileHeader("bench-kernelbench", in.argv);
+        nlohmann::json out = resultFileHeader("kernelbench-paper-table", in.argv);
         out["options"] = {{"preset", toJson(options.preset)},
                           {"levels", options.levels},
                           {"limit", options.limit},

@@ -4,7 +4,7 @@
 #include "core/engine/model_session.h"
 #include "core/eval/evaluation.h"
 #include "core/eval/metrics.h"
-#include "core/kernelbench/generation_preset.h"
+#include "core/prompts/decoding_presets.h"
 #include "core/kernelbench/python_evaluator.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -27,7 +27,7 @@ struct PaperBenchOptions {
     std::string problems;   // KernelBench's folder with level1/, level2/, ...
     std::vector<int> levels = {1};
     int limit = 0; // the first N problems of each level; 0: all
-    GenerationPreset preset = evaluationPreset();
+    DecodingPreset preset = evaluationPreset();
     std::uint64_t seed = 0;
     KernelBenchOptions evaluation = paperOptions();
     std::string tasks; // imported native tasks, for answers in the native dialect
@@ -56,9 +56,6 @@ struct PaperBenchReport {
     double generationMs = 0; // generated in this run
     double evaluationMs = 0;
 };
-
-// The sampler's settings for a decoding preset (the preset itself stays free of the sampler).
-SamplerOptions samplerOptionsFor(const GenerationPreset& preset, std::uint64_t seed = 0);
 
 // "kb_l1_019_relu" for level 1's 19_ReLU.py: the importer's task name.
 std::string kernelBenchTaskName(int level, const std::string& file);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/tokenizer/tokenizer_selftest.h"
+#include "core/selftest/tokenizer_checks.h"
 
 #include "core/common/error.h"
 #include "core/tokenizer/bpe_trainer.h"
@@ -54,10 +54,10 @@ void checkTokenizer(CheckResult& result) {
 
 } // namespace
 
-SelfTestCheck tokenizerSelfTestCheck() {
-    return {"cpu.tokenizer", "cpu",
-            "ICU NFC at run time, PCRE2 pre-tokenizer, BPE training and round trip",
-            checkTokenizer};
+void addTokenizerChecks(std::vector<SelfTestCheck>& checks) {
+    checks.push_back({"cpu.tokenizer", "cpu",
+                      "ICU NFC at run time, PCRE2 pre-tokenizer, BPE training and round trip",
+                      checkTokenizer});
 }
 
 } // namespace dice

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/data/nano_prompts.h"
+#include "core/prompts/native_prompts.h"
 
-#include "core/infill/holes.h"
+#include "core/tasks/holes.h"
 
 namespace dice {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/infill/holes.h"
+#include "core/tasks/holes.h"
 
 #include "core/common/error.h"
 
