@@ -5,10 +5,10 @@
 #include "core/common/file_util.h"
 #include "core/cuda/cuda_driver.h"
 #include "core/cuda/device_info.h"
-#include "core/eval/evaluator.h"
 #include "core/eval/metrics.h"
 #include "core/store/run_store.h"
 #include "core/tasks/task.h"
+#include "core/worker/evaluator.h"
 
 #include <nlohmann/json.hpp>
 

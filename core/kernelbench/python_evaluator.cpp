@@ -2,7 +2,7 @@
 #include "core/kernelbench/python_evaluator.h"
 
 #include "core/common/error.h"
-#include "core/eval/worker_process.h"
+#include "core/worker/worker_process.h"
 
 #include <nlohmann/json.hpp>
 

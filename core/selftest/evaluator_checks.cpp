@@ -4,9 +4,9 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/cuda/cuda_driver.h"
-#include "core/eval/evaluator.h"
 #include "core/eval/hack_suite.h"
 #include "core/tasks/task.h"
+#include "core/worker/evaluator.h"
 
 #include <filesystem>
 #include <memory>

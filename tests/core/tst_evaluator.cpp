@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/file_util.h"
 #include "core/cuda/nvrtc_compiler.h"
-#include "core/eval/evaluator.h"
 #include "core/tasks/task.h"
+#include "core/worker/evaluator.h"
 
 #include <QProcess>
 #include <QTemporaryDir>

@@ -4,9 +4,9 @@
 // run candidates, and the client's handling of timeouts and dead workers.
 #include "core/common/error.h"
 #include "core/common/file_util.h"
-#include "core/eval/worker_protocol.h"
 #include "core/kernelbench/python_evaluator.h"
 #include "core/kernelbench/python_runtime.h"
+#include "core/worker/worker_protocol.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/eval/evaluation_handlers.h"
+#include "core/worker/evaluation_handlers.h"
 
 #include "core/common/error.h"
 #include "core/tasks/task.h"

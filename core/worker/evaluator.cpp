@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/eval/evaluator.h"
+#include "core/worker/evaluator.h"
 
 #include "core/common/error.h"
 #include "core/common/file_util.h"
-#include "core/eval/worker_process.h"
+#include "core/worker/worker_process.h"
 
 #include <atomic>
 #include <chrono>
