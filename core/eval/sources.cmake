@@ -5,8 +5,13 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     eval/evaluation.cpp
     eval/hack_suite.cpp
     eval/metrics.cpp
+    eval/native_launchers.cpp
 )
 list(APPEND DICE_CORE_TORCH_SOURCES
     eval/host_program.cpp
     eval/native_evaluator.cpp
+    eval/native_gpu_run.cpp
+    eval/native_inputs.cpp
+    eval/native_output_checks.cpp
+    eval/native_timing.cpp
 )
