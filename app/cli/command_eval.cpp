@@ -112,7 +112,8 @@ void printResult(const EvaluationResult& r, std::ostream& out) {
     }
     for (const auto& f : r.flags)
         out << "flag " << f.code << ": " << f.message << "\n";
-    out << "worker: " << r.workerState << ", " << fixedText(r.wallMs / 1000.0, 2) << " s\n";
+    out << "worker: " << toString(r.workerState) << ", " << fixedText(r.wallMs / 1000.0, 2)
+        << " s\n";
 }
 
 bool acceptable(const EvaluationResult& r, bool strict) {

@@ -105,7 +105,8 @@ void checkHack(CheckResult& result, const HackCase& hack) {
     if (!hackCaught(hack, r, &why))
         throw Error(why);
     checkWorkerAlive(result);
-    result.message = why.substr(0, 200) + "; the worker (" + r.workerState + ") then passed relu";
+    result.message =
+        why.substr(0, 200) + "; the worker (" + toString(r.workerState) + ") then passed relu";
 }
 
 } // namespace

@@ -62,7 +62,7 @@ struct Evaluator::Impl {
                 failed.verdict = Verdict::NotRun;
                 failed.message = "the evaluation worker could not start: " +
                                  (hello.detail.empty() ? hello.message.dump() : hello.detail);
-                failed.workerState = "not started";
+                failed.workerState = WorkerState::NotStarted;
                 return failed;
             }
         }
@@ -99,34 +99,34 @@ struct Evaluator::Impl {
             if (reply.message.value("restart", false)) {
                 // The worker exits after a fault; the next request starts a fresh one.
                 w.process->stop();
-                r.workerState = "restarted after a fault (the CUDA context was lost)";
+                r.workerState = WorkerState::RestartedAfterFault;
             } else {
-                r.workerState = restartedBefore ? "ok (started again)" : "ok";
+                r.workerState = restartedBefore ? WorkerState::StartedAgain : WorkerState::Ok;
             }
             break;
         case WorkerReply::Status::Error:
             r.verdict = Verdict::NotRun;
             r.message = "the worker refused the request: " +
                         reply.message.value("message", std::string("no reason given"));
-            r.workerState = "ok";
+            r.workerState = WorkerState::Ok;
             break;
         case WorkerReply::Status::Timeout:
             r.verdict = Verdict::Timeout;
             r.message = (compileOnly ? "compiling took too long"
                                      : "no progress during \"" + w.lastStage + "\"") +
                         std::string(": ") + reply.detail;
-            r.workerState = "restarted after a timeout";
+            r.workerState = WorkerState::RestartedAfterTimeout;
             break;
         case WorkerReply::Status::Crashed:
             r.verdict = Verdict::RuntimeError;
             r.message = "the worker died during \"" + w.lastStage + "\": " + reply.detail;
-            r.workerState = "restarted after a crash";
+            r.workerState = WorkerState::RestartedAfterCrash;
             w.process->stop();
             break;
         case WorkerReply::Status::NotStarted:
             r.verdict = Verdict::NotRun;
             r.message = "the evaluation worker could not start: " + reply.detail;
-            r.workerState = "not started";
+            r.workerState = WorkerState::NotStarted;
             break;
         }
         r.wallMs =

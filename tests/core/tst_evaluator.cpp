@@ -59,7 +59,7 @@ private Q_SLOTS:
         QVERIFY2(compiled.verdict == Verdict::NotRun, compiled.message.c_str());
         QVERIFY(compiled.compiled);
         QVERIFY(ptx.find(".entry") != std::string::npos);
-        QCOMPARE(compiled.workerState, std::string("ok"));
+        QCOMPARE(compiled.workerState, WorkerState::Ok);
 
         const auto invalid =
             evaluator.evaluate(task("relu"), resource("hacks/host_print.dice"), "host_print.dice");
@@ -110,7 +110,7 @@ private Q_SLOTS:
         const auto r =
             evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
         QVERIFY2(r.verdict == Verdict::Timeout, r.message.c_str());
-        QCOMPARE(r.workerState, std::string("restarted after a timeout"));
+        QCOMPARE(r.workerState, WorkerState::RestartedAfterTimeout);
         const auto next =
             evaluator.compile(task("relu"), resource("solutions/relu.dice"), "relu.dice");
         QVERIFY2(next.compiled, next.message.c_str());
@@ -124,7 +124,7 @@ private Q_SLOTS:
         const auto r =
             evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
         QVERIFY2(r.verdict == Verdict::RuntimeError, r.message.c_str());
-        QCOMPARE(r.workerState, std::string("restarted after a crash"));
+        QCOMPARE(r.workerState, WorkerState::RestartedAfterCrash);
         const auto next =
             evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
         QVERIFY2(next.compiled, next.message.c_str());

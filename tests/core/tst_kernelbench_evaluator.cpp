@@ -253,7 +253,7 @@ private Q_SLOTS:
         const auto late =
             evaluator.evaluate({"relu", 1, kReluProblem, candidate("good_relu.py")}, options);
         QCOMPARE(dice::toString(late.verdict), std::string("timeout"));
-        QCOMPARE(late.workerState, std::string("restarted after a timeout"));
+        QCOMPARE(late.workerState, dice::WorkerState::RestartedAfterTimeout);
         options.timeoutMs = 120000;
         const auto next =
             evaluator.evaluate({"relu", 1, kReluProblem, candidate("timer_patch.py")}, options);
@@ -271,7 +271,7 @@ private Q_SLOTS:
         const auto result = evaluator.evaluate({"relu", 1, kReluProblem, candidate("good_relu.py")},
                                                KernelBenchOptions{});
         QCOMPARE(dice::toString(result.verdict), std::string("runtime_error"));
-        QCOMPARE(result.workerState, std::string("restarted after a fault"));
+        QCOMPARE(result.workerState, dice::WorkerState::RestartedAfterFault);
         QVERIFY2(result.message.find("signal 9") != std::string::npos, result.message.c_str());
         const auto next = evaluator.evaluate(
             {"relu", 1, kReluProblem, candidate("thread_import.py")}, KernelBenchOptions{});
