@@ -3,6 +3,7 @@
 
 #include "core/common/error.h"
 #include "core/common/file_util.h"
+#include "core/worker/evaluation_request.h"
 #include "core/worker/worker_process.h"
 
 #include <atomic>
@@ -34,14 +35,6 @@ struct Evaluator::Impl {
         return *workers.front();
     }
 
-    nlohmann::json request(const Task& task, const std::string& source, const std::string& name,
-                           const EvalOptions& options) const {
-        return {{"task", nlohmann::json::parse(taskToJson(task))},
-                {"task_path", task.path},
-                {"candidate", {{"source", source}, {"name", name}}},
-                {"options", toJson(options)}};
-    }
-
     EvaluationResult run(Worker& w, const std::string& type, const Task& task,
                          const std::string& source, const std::string& name,
                          const EvalOptions& options, const ProgressFn& progress, std::string* ptx) {
@@ -67,7 +60,7 @@ struct Evaluator::Impl {
             }
         }
         const WorkerReply reply = w.process->call(
-            type, request(task, source, name, options),
+            type, toJson(EvaluationRequest{task, source, name, options}),
             compileOnly ? this->options.compileTimeoutMs : this->options.runTimeoutMs,
             [&](const nlohmann::json& message) {
                 w.lastStage = message.value("message", message.value("stage", std::string()));
