@@ -253,7 +253,8 @@ private Q_SLOTS:
         const auto late =
             evaluator.evaluate({"relu", 1, kReluProblem, candidate("good_relu.py")}, options);
         QCOMPARE(dice::toString(late.verdict), std::string("timeout"));
-        QCOMPARE(late.workerState, dice::WorkerState::RestartedAfterTimeout);
+        QVERIFY2(late.workerState == dice::WorkerState::RestartedAfterTimeout,
+                 dice::toString(late.workerState).c_str());
         options.timeoutMs = 120000;
         const auto next =
             evaluator.evaluate({"relu", 1, kReluProblem, candidate("timer_patch.py")}, options);
@@ -271,7 +272,8 @@ private Q_SLOTS:
         const auto result = evaluator.evaluate({"relu", 1, kReluProblem, candidate("good_relu.py")},
                                                KernelBenchOptions{});
         QCOMPARE(dice::toString(result.verdict), std::string("runtime_error"));
-        QCOMPARE(result.workerState, dice::WorkerState::RestartedAfterFault);
+        QVERIFY2(result.workerState == dice::WorkerState::RestartedAfterFault,
+                 dice::toString(result.workerState).c_str());
         QVERIFY2(result.message.find("signal 9") != std::string::npos, result.message.c_str());
         const auto next = evaluator.evaluate(
             {"relu", 1, kReluProblem, candidate("thread_import.py")}, KernelBenchOptions{});

@@ -110,7 +110,7 @@ private Q_SLOTS:
         QCOMPARE(runs[2].dialect, std::string("kernelbench"));
         QCOMPARE(runs[2].verdict, std::string("fallback"));
         // Version 1 recorded no worker state.
-        QCOMPARE(evaluationFromJson(runs[0].result).workerState, WorkerState::Unrecorded);
+        QVERIFY(evaluationFromJson(runs[0].result).workerState == WorkerState::Unrecorded);
         // A damaged result survives the migration with defaults.
         QCOMPARE(runs[3].verdict, std::string(""));
         QCOMPARE(runs[3].level, 1);
@@ -245,9 +245,11 @@ private Q_SLOTS:
             states[r.tags.empty() ? std::string() : r.tags.back()] =
                 evaluationFromJson(r.result).workerState;
         QCOMPARE(states.size(), imported.runs.size());
-        QCOMPARE(states["hack.infinite_loop"], WorkerState::RestartedAfterTimeout);
-        QCOMPARE(states["hack.illegal_address"], WorkerState::RestartedAfterFault);
-        QCOMPARE(states["eval.matmul"], WorkerState::Ok);
+        QVERIFY2(states["hack.infinite_loop"] == WorkerState::RestartedAfterTimeout,
+                 toString(states["hack.infinite_loop"]).c_str());
+        QVERIFY2(states["hack.illegal_address"] == WorkerState::RestartedAfterFault,
+                 toString(states["hack.illegal_address"]).c_str());
+        QVERIFY2(states["eval.matmul"] == WorkerState::Ok, toString(states["eval.matmul"]).c_str());
         QCOMPARE(std::count_if(states.begin(), states.end(),
                                [](const auto& s) { return s.second == WorkerState::Ok; }),
                  std::ptrdiff_t(15));
@@ -281,7 +283,7 @@ private Q_SLOTS:
             r.workerState = state;
             const nlohmann::json j = toJson(r);
             QCOMPARE(j["worker_state"].get<std::string>(), std::string(text));
-            QCOMPARE(evaluationFromJson(j).workerState, state);
+            QVERIFY2(evaluationFromJson(j).workerState == state, text);
         }
         QVERIFY(parseWorkerState("restarted after a fault (the CUDA context was lost)") ==
                 WorkerState::RestartedAfterFault);
