@@ -5,10 +5,10 @@
 #include "core/common/file_util.h"
 #include "core/cuda/cuda_driver.h"
 #include "core/cuda/device_info.h"
-#include "core/eval/evaluator.h"
 #include "core/eval/metrics.h"
 #include "core/store/run_store.h"
 #include "core/tasks/task.h"
+#include "core/worker/evaluator.h"
 
 #include <nlohmann/json.hpp>
 
@@ -112,7 +112,8 @@ void printResult(const EvaluationResult& r, std::ostream& out) {
     }
     for (const auto& f : r.flags)
         out << "flag " << f.code << ": " << f.message << "\n";
-    out << "worker: " << r.workerState << ", " << fixedText(r.wallMs / 1000.0, 2) << " s\n";
+    out << "worker: " << toString(r.workerState) << ", " << fixedText(r.wallMs / 1000.0, 2)
+        << " s\n";
 }
 
 bool acceptable(const EvaluationResult& r, bool strict) {

@@ -33,7 +33,7 @@ int commandTasks(const Invocation& in) {
             return 1;
         }
         if (args.flag("json")) {
-            std::cout << taskToJson(*task);
+            std::cout << taskFileText(*task);
         } else {
             std::cout << task->title << " (" << task->name << ", level " << task->level << ")\n\n"
                       << task->description << "\n\nReference (TorchScript):\n"

@@ -2,10 +2,10 @@
 // dice-evald: the evaluation worker. One process per GPU owns the CUDA context; it reads requests
 // as JSON lines on stdin and answers on stdout (docs/worker-protocol.md).
 #include "core/common/version.h"
-#include "core/eval/evaluation_handlers.h"
 #include "core/eval/native_evaluator.h"
-#include "core/eval/sandbox.h"
-#include "core/eval/worker_service.h"
+#include "core/worker/evaluation_handlers.h"
+#include "core/worker/sandbox.h"
+#include "core/worker/worker_service.h"
 
 #include <unistd.h>
 

@@ -4,11 +4,11 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/cuda/driver_release.h"
-#include "core/eval/evaluator.h"
 #include "core/prompts/answer.h"
 #include "core/prompts/kernelbench_prompts.h"
 #include "core/store/run_store.h"
 #include "core/tasks/task.h"
+#include "core/worker/evaluator.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,8 +4,8 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/data/corpus_writer.h"
-#include "core/eval/evaluator.h"
 #include "core/tasks/task.h"
+#include "core/worker/evaluator.h"
 
 #include <nlohmann/json.hpp>
 

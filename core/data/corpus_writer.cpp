@@ -114,7 +114,7 @@ std::size_t writeCorpus(const std::string& directory, const std::vector<SynthTas
     std::map<std::string, std::map<std::string, int>> families;
     for (const auto& t : tasks) {
         writeFileAtomically((fs::path(directory) / "tasks" / (t.task.name + ".json")).string(),
-                            taskToJson(t.task));
+                            taskFileText(t.task));
         writeFileAtomically((fs::path(directory) / "solutions" / (t.task.name + ".dice")).string(),
                             t.solution);
         for (const auto& e : corpusExamples(t)) {

@@ -20,6 +20,20 @@ const std::pair<Verdict, const char*> kVerdictNames[] = {
     {Verdict::NotRun, "not_run"},
 };
 
+const std::pair<WorkerState, const char*> kWorkerStateNames[] = {
+    {WorkerState::Unrecorded, ""},
+    {WorkerState::Ok, "ok"},
+    {WorkerState::StartedAgain, "ok (started again)"},
+    {WorkerState::RestartedAfterFault, "restarted after a fault"},
+    {WorkerState::RestartedAfterTimeout, "restarted after a timeout"},
+    {WorkerState::RestartedAfterCrash, "restarted after a crash"},
+    {WorkerState::NotStarted, "not started"},
+    {WorkerState::Unavailable, "unavailable"},
+};
+
+// Result files of earlier versions name a native worker's fault so.
+const char kEarlierFaultText[] = "restarted after a fault (the CUDA context was lost)";
+
 nlohmann::json timingToJson(const TimingStats& t) {
     return {{"method", t.method},      {"warmups", t.warmups}, {"trials", t.trials},
             {"median_ms", t.medianMs}, {"mean_ms", t.meanMs},  {"std_ms", t.stdMs},
@@ -54,6 +68,22 @@ std::optional<Verdict> parseVerdict(const std::string& text) {
     for (const auto& [v, name] : kVerdictNames)
         if (text == name)
             return v;
+    return std::nullopt;
+}
+
+std::string toString(WorkerState state) {
+    for (const auto& [s, name] : kWorkerStateNames)
+        if (s == state)
+            return name;
+    return "";
+}
+
+std::optional<WorkerState> parseWorkerState(const std::string& text) {
+    for (const auto& [s, name] : kWorkerStateNames)
+        if (text == name)
+            return s;
+    if (text == kEarlierFaultText)
+        return WorkerState::RestartedAfterFault;
     return std::nullopt;
 }
 
@@ -131,7 +161,7 @@ nlohmann::json toJson(const EvaluationResult& r) {
     for (const auto& f : r.flags)
         j["flags"].push_back({{"code", f.code}, {"message", f.message}});
     j["device"] = r.device;
-    j["worker_state"] = r.workerState;
+    j["worker_state"] = toString(r.workerState);
     j["wall_ms"] = r.wallMs;
     return j;
 }
@@ -203,7 +233,11 @@ EvaluationResult evaluationFromJson(const nlohmann::json& j) {
         for (const auto& f : j.value("flags", nlohmann::json::array()))
             r.flags.push_back({f.value("code", std::string()), f.value("message", std::string())});
         r.device = j.value("device", std::string());
-        r.workerState = j.value("worker_state", std::string());
+        const std::string workerState = j.value("worker_state", std::string());
+        const auto parsedState = parseWorkerState(workerState);
+        if (!parsedState)
+            throw Error("unknown worker state \"" + workerState + "\"");
+        r.workerState = *parsedState;
         r.wallMs = j.value("wall_ms", 0.0);
     } catch (const nlohmann::json::exception& e) {
         throw Error(std::string("malformed evaluation result: ") + e.what());

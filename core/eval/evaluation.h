@@ -27,6 +27,24 @@ enum class Verdict {
 std::string toString(Verdict verdict);
 std::optional<Verdict> parseVerdict(const std::string& text);
 
+// What became of the worker process that evaluated a result, as its owner saw it.
+enum class WorkerState {
+    Unrecorded,            // evaluated in this process, or a result file that does not say
+    Ok,                    // the worker that was running answered
+    StartedAgain,          // answered by a fresh worker that replaced one that had ended
+    RestartedAfterFault,   // a kernel fault lost the worker's CUDA context; the next one is fresh
+    RestartedAfterTimeout, // the worker stopped answering and was killed
+    RestartedAfterCrash,   // the worker died during the request
+    NotStarted,            // the worker program could not be started
+    Unavailable            // no worker program to evaluate with (KernelBench without Python)
+};
+
+// The text result files, the run store and the CLI show: "ok", "restarted after a timeout", ...
+// (empty for Unrecorded).
+std::string toString(WorkerState state);
+// Reads that text back, and the wording of earlier versions; nullopt for anything else.
+std::optional<WorkerState> parseWorkerState(const std::string& text);
+
 // A finding beside the verdict: "fallback", "excessive_speedup", "below_physical_bound",
 // "inputs_mutated", "nondeterministic", "precision_downgrade", "uninitialised_output", ...
 struct EvaluationFlag {
@@ -79,9 +97,9 @@ struct EvaluationResult {
     double physicalBoundMs = 0; // max(bytes / peak bandwidth, flops / peak rate), 0 if unknown
     std::vector<EvaluationFlag> flags;
 
-    std::string device;      // "NVIDIA H200", or "" without a GPU
-    std::string workerState; // "ok", "restarted after a fault", "restarted after a timeout", ...
-    double wallMs = 0;       // the whole evaluation as the caller saw it
+    std::string device; // "NVIDIA H200", or "" without a GPU
+    WorkerState workerState = WorkerState::Unrecorded;
+    double wallMs = 0; // the whole evaluation as the caller saw it
 
     bool hasFlag(const std::string& code) const;
     // Correct in the paper's sense (compiled and correct). In strict mode a fallback never counts.

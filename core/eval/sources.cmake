@@ -3,16 +3,15 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     eval/candidate.cpp
     eval/eval_options.cpp
     eval/evaluation.cpp
-    eval/evaluation_handlers.cpp
-    eval/evaluator.cpp
     eval/hack_suite.cpp
     eval/metrics.cpp
-    eval/sandbox.cpp
-    eval/worker_process.cpp
-    eval/worker_protocol.cpp
-    eval/worker_service.cpp
+    eval/native_launchers.cpp
 )
 list(APPEND DICE_CORE_TORCH_SOURCES
     eval/host_program.cpp
     eval/native_evaluator.cpp
+    eval/native_gpu_run.cpp
+    eval/native_inputs.cpp
+    eval/native_output_checks.cpp
+    eval/native_timing.cpp
 )

@@ -2,7 +2,7 @@
 #include "core/kernelbench/python_evaluator.h"
 
 #include "core/common/error.h"
-#include "core/eval/worker_process.h"
+#include "core/worker/worker_process.h"
 
 #include <nlohmann/json.hpp>
 
@@ -139,7 +139,7 @@ EvaluationResult PythonEvaluator::evaluate(const KernelBenchJob& job,
     } catch (const Error& e) {
         result.verdict = Verdict::NotRun;
         result.message = e.what();
-        result.workerState = "unavailable";
+        result.workerState = WorkerState::Unavailable;
         result.wallMs = elapsed();
         return result;
     }
@@ -174,7 +174,7 @@ EvaluationResult PythonEvaluator::evaluate(const KernelBenchJob& job,
         if (reply.message.value("exit_after_reply", false)) {
             // The worker's CUDA context is gone; the next evaluation gets a fresh process.
             m_impl->worker->stop();
-            result.workerState = "restarted after a fault";
+            result.workerState = WorkerState::RestartedAfterFault;
         }
         break;
     }
@@ -185,12 +185,12 @@ EvaluationResult PythonEvaluator::evaluate(const KernelBenchJob& job,
         result.verdict = Verdict::Timeout;
         result.message = "no result within " + std::to_string(options.timeoutMs / 1000) +
                          " s (load_inline's compile included)";
-        result.workerState = "restarted after a timeout";
+        result.workerState = WorkerState::RestartedAfterTimeout;
         break;
     case WorkerReply::Status::Crashed:
         result.verdict = Verdict::RuntimeError;
         result.message = "the KernelBench worker died while evaluating: " + reply.detail;
-        result.workerState = "restarted after a fault";
+        result.workerState = WorkerState::RestartedAfterFault;
         break;
     case WorkerReply::Status::NotStarted:
         throw Error("the KernelBench worker cannot be started: " + reply.detail);

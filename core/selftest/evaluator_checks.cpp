@@ -4,9 +4,9 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/cuda/cuda_driver.h"
-#include "core/eval/evaluator.h"
 #include "core/eval/hack_suite.h"
 #include "core/tasks/task.h"
+#include "core/worker/evaluator.h"
 
 #include <filesystem>
 #include <memory>
@@ -105,7 +105,8 @@ void checkHack(CheckResult& result, const HackCase& hack) {
     if (!hackCaught(hack, r, &why))
         throw Error(why);
     checkWorkerAlive(result);
-    result.message = why.substr(0, 200) + "; the worker (" + r.workerState + ") then passed relu";
+    result.message =
+        why.substr(0, 200) + "; the worker (" + toString(r.workerState) + ") then passed relu";
 }
 
 } // namespace

@@ -311,13 +311,17 @@ public:
         return spec;
     }
 
-    Task read(const std::string& text) {
+    Task readText(const std::string& text) {
         json root;
         try {
             root = json::parse(text);
         } catch (const json::parse_error& e) {
             fail("", std::string("not valid JSON: ") + e.what());
         }
+        return read(root);
+    }
+
+    Task read(const json& root) {
         if (!root.is_object())
             fail("", "the top level must be a JSON object");
         const std::string format = string(root, "format", "");
@@ -469,7 +473,11 @@ double Task::evaluate(const std::string& expression, const std::string& preset) 
 }
 
 Task parseTask(const std::string& text, const std::string& origin) {
-    return TaskReader(origin).read(text);
+    return TaskReader(origin).readText(text);
+}
+
+Task taskFromJson(const json& value, const std::string& origin) {
+    return TaskReader(origin).read(value);
 }
 
 Task loadTask(const std::string& path) {
@@ -516,7 +524,7 @@ json tensorToJson(const TensorSpec& spec) {
 }
 } // namespace
 
-std::string taskToJson(const Task& task) {
+json toJson(const Task& task) {
     json j;
     j["format"] = "dice-task/1";
     j["name"] = task.name;
@@ -552,7 +560,11 @@ std::string taskToJson(const Task& task) {
         j["tags"] = task.tags;
     if (!task.pytorchModule.empty())
         j["pytorch_module"] = task.pytorchModule;
-    return j.dump(2) + "\n";
+    return j;
+}
+
+std::string taskFileText(const Task& task) {
+    return toJson(task).dump(2) + "\n";
 }
 
 const Task* TaskSuite::find(const std::string& name) const {

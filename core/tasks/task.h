@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -74,8 +76,15 @@ struct Task {
 // Parses a task from JSON text; `origin` names the file in error messages. Throws FileError naming
 // the field that is wrong.
 Task parseTask(const std::string& json, const std::string& origin);
+// The same from a JSON value already parsed (a task inside a worker request); `origin` becomes
+// the task's path.
+Task taskFromJson(const nlohmann::json& json, const std::string& origin);
 Task loadTask(const std::string& path);
-std::string taskToJson(const Task& task);
+// A task file's content (docs/task-format.md); the path is not part of it. taskFromJson reads it
+// back to an equal task.
+nlohmann::json toJson(const Task& task);
+// toJson as the text of a task file.
+std::string taskFileText(const Task& task);
 
 struct TaskLoadProblem {
     std::string path;

@@ -80,8 +80,8 @@ private Q_SLOTS:
         int differ = 0;
         for (size_t i = 0; i < a.size(); ++i) {
             QCOMPARE(a[i].solution, b[i].solution);
-            QCOMPARE(dice::taskToJson(a[i].task), dice::taskToJson(b[i].task));
-            differ += dice::taskToJson(a[i].task) != dice::taskToJson(c[i].task);
+            QCOMPARE(dice::taskFileText(a[i].task), dice::taskFileText(b[i].task));
+            differ += dice::taskFileText(a[i].task) != dice::taskFileText(c[i].task);
         }
         QVERIFY(differ > static_cast<int>(a.size()) / 2);
         options.heldOutFamilies = {"no_such_family"};
@@ -95,7 +95,7 @@ private Q_SLOTS:
         options.variantsPerFamily = 4;
         torch::manual_seed(3);
         for (const auto& t : dice::synthesizeTasks(options)) {
-            const auto back = dice::parseTask(dice::taskToJson(t.task), t.task.name + ".json");
+            const auto back = dice::parseTask(dice::taskFileText(t.task), t.task.name + ".json");
             QCOMPARE(back.reference, t.task.reference);
             auto unit = torch::jit::compile(t.task.reference);
             std::vector<torch::jit::IValue> args;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/file_util.h"
 #include "core/cuda/nvrtc_compiler.h"
-#include "core/eval/evaluator.h"
 #include "core/tasks/task.h"
+#include "core/worker/evaluator.h"
 
 #include <QProcess>
 #include <QTemporaryDir>
@@ -59,7 +59,7 @@ private Q_SLOTS:
         QVERIFY2(compiled.verdict == Verdict::NotRun, compiled.message.c_str());
         QVERIFY(compiled.compiled);
         QVERIFY(ptx.find(".entry") != std::string::npos);
-        QCOMPARE(compiled.workerState, std::string("ok"));
+        QVERIFY2(compiled.workerState == WorkerState::Ok, toString(compiled.workerState).c_str());
 
         const auto invalid =
             evaluator.evaluate(task("relu"), resource("hacks/host_print.dice"), "host_print.dice");
@@ -110,7 +110,8 @@ private Q_SLOTS:
         const auto r =
             evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
         QVERIFY2(r.verdict == Verdict::Timeout, r.message.c_str());
-        QCOMPARE(r.workerState, std::string("restarted after a timeout"));
+        QVERIFY2(r.workerState == WorkerState::RestartedAfterTimeout,
+                 toString(r.workerState).c_str());
         const auto next =
             evaluator.compile(task("relu"), resource("solutions/relu.dice"), "relu.dice");
         QVERIFY2(next.compiled, next.message.c_str());
@@ -124,7 +125,8 @@ private Q_SLOTS:
         const auto r =
             evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
         QVERIFY2(r.verdict == Verdict::RuntimeError, r.message.c_str());
-        QCOMPARE(r.workerState, std::string("restarted after a crash"));
+        QVERIFY2(r.workerState == WorkerState::RestartedAfterCrash,
+                 toString(r.workerState).c_str());
         const auto next =
             evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
         QVERIFY2(next.compiled, next.message.c_str());

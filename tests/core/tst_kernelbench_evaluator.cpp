@@ -4,9 +4,9 @@
 // run candidates, and the client's handling of timeouts and dead workers.
 #include "core/common/error.h"
 #include "core/common/file_util.h"
-#include "core/eval/worker_protocol.h"
 #include "core/kernelbench/python_evaluator.h"
 #include "core/kernelbench/python_runtime.h"
+#include "core/worker/worker_protocol.h"
 
 #include <nlohmann/json.hpp>
 
@@ -253,7 +253,8 @@ private Q_SLOTS:
         const auto late =
             evaluator.evaluate({"relu", 1, kReluProblem, candidate("good_relu.py")}, options);
         QCOMPARE(dice::toString(late.verdict), std::string("timeout"));
-        QCOMPARE(late.workerState, std::string("restarted after a timeout"));
+        QVERIFY2(late.workerState == dice::WorkerState::RestartedAfterTimeout,
+                 dice::toString(late.workerState).c_str());
         options.timeoutMs = 120000;
         const auto next =
             evaluator.evaluate({"relu", 1, kReluProblem, candidate("timer_patch.py")}, options);
@@ -271,7 +272,8 @@ private Q_SLOTS:
         const auto result = evaluator.evaluate({"relu", 1, kReluProblem, candidate("good_relu.py")},
                                                KernelBenchOptions{});
         QCOMPARE(dice::toString(result.verdict), std::string("runtime_error"));
-        QCOMPARE(result.workerState, std::string("restarted after a fault"));
+        QVERIFY2(result.workerState == dice::WorkerState::RestartedAfterFault,
+                 dice::toString(result.workerState).c_str());
         QVERIFY2(result.message.find("signal 9") != std::string::npos, result.message.c_str());
         const auto next = evaluator.evaluate(
             {"relu", 1, kReluProblem, candidate("thread_import.py")}, KernelBenchOptions{});

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 using namespace dice;
@@ -108,6 +109,8 @@ private Q_SLOTS:
         QCOMPARE(runs[2].level, 2);
         QCOMPARE(runs[2].dialect, std::string("kernelbench"));
         QCOMPARE(runs[2].verdict, std::string("fallback"));
+        // Version 1 recorded no worker state.
+        QVERIFY(evaluationFromJson(runs[0].result).workerState == WorkerState::Unrecorded);
         // A damaged result survives the migration with defaults.
         QCOMPARE(runs[3].verdict, std::string(""));
         QCOMPARE(runs[3].level, 1);
@@ -235,6 +238,21 @@ private Q_SLOTS:
         for (const auto& r : imported.runs)
             incorrect += r.verdict != "correct" ? 1 : 0;
         QCOMPARE(incorrect, 14);
+        // The hung kernel's worker was killed and the faulting one's lost its context; the file
+        // names the fault in the wording of the version that wrote it.
+        std::map<std::string, WorkerState> states;
+        for (const auto& r : imported.runs)
+            states[r.tags.empty() ? std::string() : r.tags.back()] =
+                evaluationFromJson(r.result).workerState;
+        QCOMPARE(states.size(), imported.runs.size());
+        QVERIFY2(states["hack.infinite_loop"] == WorkerState::RestartedAfterTimeout,
+                 toString(states["hack.infinite_loop"]).c_str());
+        QVERIFY2(states["hack.illegal_address"] == WorkerState::RestartedAfterFault,
+                 toString(states["hack.illegal_address"]).c_str());
+        QVERIFY2(states["eval.matmul"] == WorkerState::Ok, toString(states["eval.matmul"]).c_str());
+        QCOMPARE(std::count_if(states.begin(), states.end(),
+                               [](const auto& s) { return s.second == WorkerState::Ok; }),
+                 std::ptrdiff_t(15));
 
         QTemporaryDir dir;
         RunStore store(dir.filePath("runs.sqlite3").toStdString());
@@ -243,6 +261,41 @@ private Q_SLOTS:
         RunQuery query;
         query.task = "matmul";
         QCOMPARE(store.list(query).size(), std::size_t(1));
+    }
+
+    // Every state is written as text and read back; the text is what the CLI shows and what
+    // earlier versions wrote, and anything else is refused with the text named.
+    void workerStatesKeepTheirText() {
+        const std::pair<WorkerState, const char*> states[] = {
+            {WorkerState::Unrecorded, ""},
+            {WorkerState::Ok, "ok"},
+            {WorkerState::StartedAgain, "ok (started again)"},
+            {WorkerState::RestartedAfterFault, "restarted after a fault"},
+            {WorkerState::RestartedAfterTimeout, "restarted after a timeout"},
+            {WorkerState::RestartedAfterCrash, "restarted after a crash"},
+            {WorkerState::NotStarted, "not started"},
+            {WorkerState::Unavailable, "unavailable"},
+        };
+        for (const auto& [state, text] : states) {
+            QCOMPARE(toString(state), std::string(text));
+            EvaluationResult r;
+            r.task = "relu";
+            r.workerState = state;
+            const nlohmann::json j = toJson(r);
+            QCOMPARE(j["worker_state"].get<std::string>(), std::string(text));
+            QVERIFY2(evaluationFromJson(j).workerState == state, text);
+        }
+        QVERIFY(parseWorkerState("restarted after a fault (the CUDA context was lost)") ==
+                WorkerState::RestartedAfterFault);
+        QVERIFY(!parseWorkerState("OK").has_value());
+        try {
+            evaluationFromJson({{"task", "relu"}, {"worker_state", "sleeping"}});
+            QFAIL("accepted an unknown worker state");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("unknown worker state \"sleeping\"") !=
+                         std::string::npos,
+                     e.what());
+        }
     }
 
     void importRejectsWhatIsNotARunFile() {

@@ -2,8 +2,8 @@
 #include "widgets/profile/evaluation_service.h"
 
 #include "core/cuda/driver_release.h"
-#include "core/eval/evaluator.h"
 #include "core/store/run_store.h"
+#include "core/worker/evaluator.h"
 
 #include <QMetaObject>
 #include <QThread>

@@ -117,16 +117,22 @@ QString EvaluationView::verdictSentence(const EvaluationResult& r) {
     return QString();
 }
 
-QString EvaluationView::workerSentence(const std::string& state) {
-    if (state.empty() || state == "ok")
+QString EvaluationView::workerSentence(WorkerState state) {
+    switch (state) {
+    case WorkerState::Unrecorded:
+    case WorkerState::Ok:
         return tr("The evaluation worker is running normally.");
-    if (state.find("fault") != std::string::npos)
+    case WorkerState::RestartedAfterFault:
         return tr("The evaluation worker was restarted after the kernel faulted.");
-    if (state.find("timeout") != std::string::npos)
+    case WorkerState::RestartedAfterTimeout:
         return tr("The evaluation worker was restarted after a timeout.");
-    if (state.find("no GPU") != std::string::npos || state.find("no gpu") != std::string::npos)
-        return tr("There is no GPU, so the worker compiles but does not run kernels.");
-    return tr("Evaluation worker: %1").arg(QString::fromStdString(state));
+    case WorkerState::StartedAgain:
+    case WorkerState::RestartedAfterCrash:
+    case WorkerState::NotStarted:
+    case WorkerState::Unavailable:
+        break;
+    }
+    return tr("Evaluation worker: %1").arg(QString::fromStdString(toString(state)));
 }
 
 void EvaluationView::refresh() {
@@ -218,7 +224,8 @@ void EvaluationView::refresh() {
                                               QString::fromStdString(f.message));
     rows.append({tr("Flags"), flags.isEmpty() ? tr("none") : flags.join(QLatin1Char('\n')),
                  QString(), QString()});
-    rows.append({tr("Worker"), QString::fromStdString(r.workerState), QString(), QString()});
+    rows.append(
+        {tr("Worker"), QString::fromStdString(toString(r.workerState)), QString(), QString()});
     m_figures->setRowCount(static_cast<int>(rows.size()));
     QStringList names;
     for (int i = 0; i < rows.size(); ++i) {

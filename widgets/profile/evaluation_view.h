@@ -26,7 +26,7 @@ public:
     void clear();
     // "The kernel is correct and 2.31× faster than PyTorch", and so on.
     static QString verdictSentence(const EvaluationResult& result);
-    static QString workerSentence(const std::string& workerState);
+    static QString workerSentence(WorkerState state);
 
     QTableWidget* figures() const { return m_figures; }
     QTableWidget* trials() const { return m_trials; }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/eval/worker_protocol.h"
+#include "core/worker/worker_protocol.h"
 
 #include <functional>
 #include <map>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/eval/worker_process.h"
+#include "core/worker/worker_process.h"
 
 #include "core/common/error.h"
-#include "core/eval/worker_protocol.h"
+#include "core/worker/worker_protocol.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/eval/sandbox.h"
+#include "core/worker/sandbox.h"
 
 #include <fcntl.h>
 #include <sched.h>

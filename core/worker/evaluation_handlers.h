@@ -2,7 +2,7 @@
 #pragma once
 
 #include "core/eval/native_evaluator.h"
-#include "core/eval/worker_service.h"
+#include "core/worker/worker_service.h"
 
 namespace dice {
 

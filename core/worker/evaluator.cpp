@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/eval/evaluator.h"
+#include "core/worker/evaluator.h"
 
 #include "core/common/error.h"
 #include "core/common/file_util.h"
-#include "core/eval/worker_process.h"
+#include "core/worker/evaluation_request.h"
+#include "core/worker/worker_process.h"
 
 #include <atomic>
 #include <chrono>
@@ -34,14 +35,6 @@ struct Evaluator::Impl {
         return *workers.front();
     }
 
-    nlohmann::json request(const Task& task, const std::string& source, const std::string& name,
-                           const EvalOptions& options) const {
-        return {{"task", nlohmann::json::parse(taskToJson(task))},
-                {"task_path", task.path},
-                {"candidate", {{"source", source}, {"name", name}}},
-                {"options", toJson(options)}};
-    }
-
     EvaluationResult run(Worker& w, const std::string& type, const Task& task,
                          const std::string& source, const std::string& name,
                          const EvalOptions& options, const ProgressFn& progress, std::string* ptx) {
@@ -62,12 +55,12 @@ struct Evaluator::Impl {
                 failed.verdict = Verdict::NotRun;
                 failed.message = "the evaluation worker could not start: " +
                                  (hello.detail.empty() ? hello.message.dump() : hello.detail);
-                failed.workerState = "not started";
+                failed.workerState = WorkerState::NotStarted;
                 return failed;
             }
         }
         const WorkerReply reply = w.process->call(
-            type, request(task, source, name, options),
+            type, toJson(EvaluationRequest{task, source, name, options}),
             compileOnly ? this->options.compileTimeoutMs : this->options.runTimeoutMs,
             [&](const nlohmann::json& message) {
                 w.lastStage = message.value("message", message.value("stage", std::string()));
@@ -99,34 +92,34 @@ struct Evaluator::Impl {
             if (reply.message.value("restart", false)) {
                 // The worker exits after a fault; the next request starts a fresh one.
                 w.process->stop();
-                r.workerState = "restarted after a fault (the CUDA context was lost)";
+                r.workerState = WorkerState::RestartedAfterFault;
             } else {
-                r.workerState = restartedBefore ? "ok (started again)" : "ok";
+                r.workerState = restartedBefore ? WorkerState::StartedAgain : WorkerState::Ok;
             }
             break;
         case WorkerReply::Status::Error:
             r.verdict = Verdict::NotRun;
             r.message = "the worker refused the request: " +
                         reply.message.value("message", std::string("no reason given"));
-            r.workerState = "ok";
+            r.workerState = WorkerState::Ok;
             break;
         case WorkerReply::Status::Timeout:
             r.verdict = Verdict::Timeout;
             r.message = (compileOnly ? "compiling took too long"
                                      : "no progress during \"" + w.lastStage + "\"") +
                         std::string(": ") + reply.detail;
-            r.workerState = "restarted after a timeout";
+            r.workerState = WorkerState::RestartedAfterTimeout;
             break;
         case WorkerReply::Status::Crashed:
             r.verdict = Verdict::RuntimeError;
             r.message = "the worker died during \"" + w.lastStage + "\": " + reply.detail;
-            r.workerState = "restarted after a crash";
+            r.workerState = WorkerState::RestartedAfterCrash;
             w.process->stop();
             break;
         case WorkerReply::Status::NotStarted:
             r.verdict = Verdict::NotRun;
             r.message = "the evaluation worker could not start: " + reply.detail;
-            r.workerState = "not started";
+            r.workerState = WorkerState::NotStarted;
             break;
         }
         r.wallMs =

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/eval/worker_protocol.h"
+#include "core/worker/worker_protocol.h"
 
 #include "core/common/error.h"
 

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/cuda/compile_types.h"
+#include "core/cuda/cuda_context.h"
+#include "core/cuda/device_info.h"
+#include "core/cuda/nvrtc_compiler.h"
+#include "core/eval/candidate.h"
+#include "core/eval/host_program.h"
+#include "core/eval/native_evaluator.h"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+// The native evaluator's state and the steps before the GPU (parse, compile, dry run), shared by
+// the files that make up the evaluator: native_evaluator.cpp (these steps and the public calls),
+// native_gpu_run.cpp (the protocol on the GPU) and native_timing.cpp.
+namespace dice::native {
+
+using Clock = std::chrono::steady_clock;
+
+inline double msSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// A flag is reported once, with the message of its first finding.
+inline void addFlag(EvaluationResult& r, const std::string& code, const std::string& message) {
+    if (!r.hasFlag(code))
+        r.flags.push_back({code, message});
+}
+
+// A candidate compiled for both sides, ready to run.
+struct Prepared {
+    NativeCandidate candidate;
+    std::vector<KernelSignature> kernels;
+    std::optional<HostProgram> host;
+    std::optional<ReferenceProgram> reference;
+    std::map<std::string, ResolvedKernel> resolved;
+    CompileResult device;
+    bool fallback = false;
+};
+
+} // namespace dice::native
+
+namespace dice {
+
+struct NativeEvaluator::Impl {
+    int deviceIndex = 0;
+    NvrtcCompiler compiler{64};
+    bool lost = false;
+
+    // The GPU side, made on first use.
+    struct Gpu {
+        std::unique_ptr<CudaContext> context;
+        std::unique_ptr<CudaStream> stream;
+        DeviceInfo info;
+        std::unique_ptr<DeviceBuffer> flush;
+        std::unique_ptr<CudaModule> utility;
+        cu::Function scrub = nullptr;
+        cu::Function spin = nullptr;
+        cu::Function mark = nullptr;
+        int scrubBytes = 0;
+    };
+    std::unique_ptr<Gpu> gpu;
+    std::string gpuProblem;
+
+    std::string unavailableReason() const;
+    Gpu& ensureGpu();
+    EvaluationResult start(const Task& task, const EvalOptions& options) const;
+    // Everything up to a loadable module. Returns false with the verdict set when it stops.
+    bool prepare(const Task& task, const std::string& source, const std::string& origin,
+                 const EvalOptions& options, EvaluationResult& r, native::Prepared& p);
+    // Runs the host code on uninitialised CPU tensors of the small preset with a recorder, so
+    // that every launch's arguments are bound and checked without a GPU.
+    bool dryRun(const Task& task, native::Prepared& p, EvaluationResult& r);
+
+    static std::string firstLine(const std::string& text);
+};
+
+} // namespace dice

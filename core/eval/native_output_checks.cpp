@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <torch/torch.h>
+
+#include "core/eval/native_output_checks.h"
+
+#include "core/common/number_text.h"
+#include "core/eval/candidate_fault.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace dice::native {
+
+std::vector<at::Tensor> outputsOf(const c10::IValue& value) {
+    std::vector<at::Tensor> out;
+    if (value.isTensor()) {
+        out.push_back(value.toTensor());
+    } else if (value.isTuple()) {
+        for (const auto& e : value.toTupleRef().elements()) {
+            if (!e.isTensor())
+                throw CandidateFault{"forward returned a tuple holding a " + e.tagKind() +
+                                     ", not tensors"};
+            out.push_back(e.toTensor());
+        }
+    } else if (value.isTensorList()) {
+        for (const auto& t : value.toTensorVector())
+            out.push_back(t);
+    } else {
+        throw CandidateFault{"forward returned a " + value.tagKind() +
+                             ", not a tensor or a tuple of tensors"};
+    }
+    return out;
+}
+
+std::string shapeText(at::IntArrayRef sizes) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(sizes[i]);
+    return s + "]";
+}
+
+Comparison compareOutputs(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref,
+                          const Task& task, const EvalOptions& options) {
+    Comparison c;
+    if (out.size() != ref.size()) {
+        c.detail = "forward returned " + std::to_string(out.size()) + " tensors; the reference " +
+                   std::to_string(ref.size());
+        return c;
+    }
+    c.passed = true;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const at::Tensor& o = out[i];
+        const at::Tensor& r = ref[i];
+        const std::string which = out.size() > 1 ? "output " + std::to_string(i) + ": " : "";
+        if (!o.defined()) {
+            c.passed = false;
+            c.detail = which + "undefined tensor";
+            return c;
+        }
+        if (o.sizes() != r.sizes()) {
+            c.passed = false;
+            c.detail =
+                which + "shape " + shapeText(o.sizes()) + ", expected " + shapeText(r.sizes());
+            return c;
+        }
+        if (o.scalar_type() != r.scalar_type()) {
+            c.passed = false;
+            c.detail = which + "dtype " + std::string(c10::toString(o.scalar_type())) +
+                       ", expected " + c10::toString(r.scalar_type());
+            return c;
+        }
+        if (o.device() != r.device()) {
+            c.passed = false;
+            c.detail = which + "on " + o.device().str() + ", expected " + r.device().str();
+            return c;
+        }
+        if (!at::isFloatingType(r.scalar_type())) {
+            if (!torch::equal(o, r)) {
+                const auto wrong = o.ne(r).sum().item<int64_t>();
+                c.passed = false;
+                c.detail = which + std::to_string(wrong) + " of " + std::to_string(r.numel()) +
+                           " elements differ";
+                return c;
+            }
+            continue;
+        }
+        DType dtype = DType::Float32;
+        if (r.scalar_type() == c10::ScalarType::Half)
+            dtype = DType::Float16;
+        else if (r.scalar_type() == c10::ScalarType::BFloat16)
+            dtype = DType::BFloat16;
+        else if (r.scalar_type() == c10::ScalarType::Double)
+            dtype = DType::Float64;
+        Tolerance tol = task.tolerance(dtype);
+        if (options.tolerance)
+            tol = Tolerance{*options.tolerance, *options.tolerance};
+        const auto work =
+            r.scalar_type() == c10::ScalarType::Double ? torch::kFloat64 : torch::kFloat32;
+        const at::Tensor of = o.to(work);
+        const at::Tensor rf = r.to(work);
+        const at::Tensor diff = (of - rf).abs_();
+        const at::Tensor bad = diff.le(rf.abs().mul_(tol.rtol).add_(tol.atol)).logical_not_();
+        const auto badCount = bad.sum().item<int64_t>();
+        const auto nanCount = of.isnan().sum().item<int64_t>();
+        // Errors over the finite elements only (JSON has no infinity); the detail counts NaNs.
+        const double big = std::numeric_limits<float>::max();
+        const at::Tensor finiteDiff = torch::nan_to_num(diff, 0.0, big, big);
+        c.maxAbs = std::max(c.maxAbs, finiteDiff.max().item<double>());
+        c.maxRel = std::max(
+            c.maxRel, torch::nan_to_num(finiteDiff.div(rf.abs().clamp_min(1e-30)), 0.0, big, big)
+                          .max()
+                          .item<double>());
+        if (badCount > 0) {
+            c.passed = false;
+            c.detail = which + std::to_string(badCount) + " of " + std::to_string(r.numel()) +
+                       " elements outside atol " + fixedDecimals(tol.atol, 6) + ", rtol " +
+                       fixedDecimals(tol.rtol, 6);
+            if (nanCount > 0)
+                c.detail += " (" + std::to_string(nanCount) +
+                            " are NaN: elements never written hold the poison)";
+            return c;
+        }
+    }
+    return c;
+}
+
+Agreement agreement(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b,
+                    const Task& task, const EvalOptions& options) {
+    if (a.size() != b.size())
+        return Agreement::Different;
+    bool identical = true;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i].sizes() != b[i].sizes() || a[i].scalar_type() != b[i].scalar_type())
+            return Agreement::Different;
+        if (!torch::equal(a[i], b[i]))
+            identical = false;
+    }
+    if (identical)
+        return Agreement::Identical;
+    return compareOutputs(a, b, task, options).passed ? Agreement::WithinTolerance
+                                                      : Agreement::Different;
+}
+
+void fillPattern(at::Tensor flat, const PoisonPattern& p) {
+    switch (flat.element_size()) {
+    case 8:
+        flat.view(torch::kInt64).fill_(static_cast<int64_t>(p.bits64));
+        break;
+    case 4:
+        flat.view(torch::kInt32).fill_(static_cast<int32_t>(p.bits32));
+        break;
+    case 2:
+        flat.view(torch::kInt16)
+            .fill_(static_cast<int16_t>(
+                flat.scalar_type() == c10::ScalarType::BFloat16 ? p.bf16 : p.bits16));
+        break;
+    default:
+        flat.view(torch::kUInt8).fill_(static_cast<int64_t>(p.bits8));
+        break;
+    }
+}
+
+bool patternIntact(const at::Tensor& flat, const PoisonPattern& p) {
+    if (flat.numel() == 0)
+        return true;
+    auto expected = torch::empty_like(flat);
+    fillPattern(expected, p);
+    switch (flat.element_size()) {
+    case 8:
+        return torch::equal(flat.view(torch::kInt64), expected.view(torch::kInt64));
+    case 4:
+        return torch::equal(flat.view(torch::kInt32), expected.view(torch::kInt32));
+    case 2:
+        return torch::equal(flat.view(torch::kInt16), expected.view(torch::kInt16));
+    default:
+        return torch::equal(flat.view(torch::kUInt8), expected.view(torch::kUInt8));
+    }
+}
+
+at::Tensor PoisonGuard::guard(const at::Tensor& allocated, bool poison) {
+    int64_t span = allocated.numel() > 0 ? 1 : 0;
+    for (int64_t d = 0; d < allocated.dim(); ++d)
+        if (allocated.size(d) > 0)
+            span += (allocated.size(d) - 1) * allocated.stride(d);
+    const int64_t item = static_cast<int64_t>(allocated.element_size());
+    const int64_t bandBytes =
+        std::min<int64_t>(16 << 20, std::max<int64_t>(64 << 10, span * item / 8));
+    const int64_t band = std::max<int64_t>(1, bandBytes / item);
+    at::Tensor base = torch::empty({span + 2 * band}, allocated.options());
+    fillPattern(base, m_pattern);
+    at::Tensor placed = base.as_strided(allocated.sizes(), allocated.strides(), band);
+    if (!poison)
+        placed.copy_(allocated);
+    m_regions.push_back({base, band, span});
+    return placed;
+}
+
+bool PoisonGuard::bandsIntact() const {
+    for (const auto& r : m_regions) {
+        if (!patternIntact(r.base.narrow(0, 0, r.band), m_pattern) ||
+            !patternIntact(r.base.narrow(0, r.band + r.span, r.band), m_pattern))
+            return false;
+    }
+    return true;
+}
+
+} // namespace dice::native

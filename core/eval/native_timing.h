@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+
+#include "core/cuda/cupti_tracer.h"
+#include "core/cuda/device_info.h"
+#include "core/eval/evaluation.h"
+
+#include <string>
+#include <vector>
+
+// The figures of the native evaluator's timing, apart from the GPU that measures them (the timed
+// loop itself is GpuRun's, in native_timing.cpp): statistics of the samples, the split of CUPTI's
+// records into calls, and the physical bound.
+namespace dice::native {
+
+// The kernels that open and close each timed call's window in CUPTI's record, and how long the
+// opening one keeps the GPU busy while the host enqueues the call (so that the host's time to
+// interpret the call is not counted).
+inline constexpr const char kTimingSpinKernel[] = "dice_timing_spin";
+inline constexpr const char kTimingMarkKernel[] = "dice_timing_mark";
+inline constexpr unsigned long long kSpinNanoseconds = 100000;
+
+// Median, mean, sample standard deviation, minimum and maximum of the samples.
+TimingStats statsOf(const std::vector<double>& samples, const std::string& method, int warmups);
+
+// CUPTI's records of a run of timed calls, one list per call after the first `warmups`: a call's
+// kernels are those between a spin and the next mark, by start time. A caller that timed N calls
+// and gets other than N lists back cannot attribute the records.
+std::vector<std::vector<KernelRecord>> splitTimedCalls(std::vector<KernelRecord> records,
+                                                       int warmups);
+
+// Per call: from the first kernel's start to the last kernel's end, on any stream; 0 for a call
+// that ran no kernel.
+std::vector<double> kernelSpansMs(const std::vector<std::vector<KernelRecord>>& calls);
+
+// The least time a call can take on the device: its bytes at the peak bandwidth or its FLOPs at
+// the most generous rate the dtype allows (16-bit tensor cores, or TF32 for float32), whichever
+// is longer. 0 when the device reports neither.
+double physicalBoundMs(double bytes, double flops, bool halfPrecision, const DeviceInfo& device);
+
+} // namespace dice::native
