@@ -5,11 +5,11 @@
 #include "core/tasks/task.h"
 #include "widgets/generate/generate_area.h"
 #include "widgets/infill/infill_area.h"
-#include "widgets/model/model_runner.h"
 #include "widgets/profile/profile_area.h"
 #include "widgets/shell/language.h"
 #include "widgets/shell/main_window.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/model_runner.h"
+#include "widgets/state/workbench_state.h"
 #include "widgets/tasks/task_browser.h"
 
 #include <QApplication>

@@ -16,8 +16,8 @@
 #include "widgets/generate/generate_area.h"
 #include "widgets/infill/infill_area.h"
 #include "widgets/model/model_manager.h"
-#include "widgets/model/model_runner.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/model_runner.h"
+#include "widgets/state/workbench_state.h"
 
 #include "event_loop_probe.h"
 

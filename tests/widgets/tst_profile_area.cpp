@@ -4,12 +4,12 @@
 #include "core/store/run_store.h"
 #include "core/tasks/task.h"
 #include "widgets/editor/code_editor.h"
-#include "widgets/profile/compile_service.h"
-#include "widgets/profile/evaluation_service.h"
 #include "widgets/profile/evaluation_view.h"
 #include "widgets/profile/profile_area.h"
 #include "widgets/profile/run_history.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/compile_service.h"
+#include "widgets/state/evaluation_service.h"
+#include "widgets/state/workbench_state.h"
 
 #include "event_loop_probe.h"
 

@@ -9,8 +9,8 @@
 #include "core/kernelbench/prompts.h"
 #include "widgets/generate/decode_plots.h"
 #include "widgets/generate/denoising_canvas.h"
-#include "widgets/model/model_runner.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/model_runner.h"
+#include "widgets/state/workbench_state.h"
 
 #include <QCheckBox>
 #include <QComboBox>

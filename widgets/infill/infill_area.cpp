@@ -10,8 +10,8 @@
 #include "widgets/editor/code_editor.h"
 #include "widgets/editor/find_bar.h"
 #include "widgets/generate/denoising_canvas.h"
-#include "widgets/model/model_runner.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/model_runner.h"
+#include "widgets/state/workbench_state.h"
 
 #include <QEvent>
 #include <QFile>

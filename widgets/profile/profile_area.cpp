@@ -7,11 +7,11 @@
 #include "core/store/run_store.h"
 #include "widgets/editor/code_editor.h"
 #include "widgets/editor/find_bar.h"
-#include "widgets/profile/compile_service.h"
-#include "widgets/profile/evaluation_service.h"
 #include "widgets/profile/evaluation_view.h"
 #include "widgets/profile/run_history.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/compile_service.h"
+#include "widgets/state/evaluation_service.h"
+#include "widgets/state/workbench_state.h"
 
 #include <qcustomplot.h>
 

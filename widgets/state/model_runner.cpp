@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "widgets/model/model_runner.h"
+#include "widgets/state/model_runner.h"
 
 #include "core/common/error.h"
 #include "core/tokenizer/tokenizer.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "widgets/profile/compile_service.h"
+#include "widgets/state/compile_service.h"
 
 #include "core/cuda/nvrtc_compiler.h"
 

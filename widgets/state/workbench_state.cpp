@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/workbench_state.h"
 
-#include "widgets/model/model_runner.h"
+#include "widgets/state/model_runner.h"
 
 namespace dice {
 

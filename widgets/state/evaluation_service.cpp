@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "widgets/profile/evaluation_service.h"
+#include "widgets/state/evaluation_service.h"
 
 #include "core/cuda/driver_release.h"
 #include "core/eval/evaluator.h"
