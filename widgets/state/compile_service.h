@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/cuda/compile_types.h"
+#include "widgets/state/owner_thread.h"
 
 #include <QObject>
 #include <QString>
@@ -12,28 +13,32 @@ namespace dice {
 
 class NvrtcCompiler;
 
-// Compiles off the GUI thread. Every request gets an id; a newer request supersedes older ones,
-// whose results are dropped when they arrive.
+// One compile. Superseded by a newer one, it delivers nothing.
+class CompileJob : public Job {
+    Q_OBJECT
+public:
+    explicit CompileJob(QObject* parent = nullptr)
+        : Job(parent) {}
+
+Q_SIGNALS:
+    void finished(const dice::CompileResult& result);
+};
+
+// Compiles off the GUI thread, on the compiler's own thread. A newer request supersedes older
+// ones: one waiting never runs, and the result of the one in flight is dropped.
 class CompileService : public QObject {
     Q_OBJECT
 public:
     explicit CompileService(QObject* parent = nullptr);
     ~CompileService() override;
 
-    // Returns the id of the request.
-    int compile(const QString& source, const QString& fileName, const CompileOptions& options);
-    int latestRequest() const { return m_latest; }
-    bool busy() const { return m_pending > 0; }
-
-Q_SIGNALS:
-    void started(int requestId);
-    // Only for the latest request; stale results never reach the GUI.
-    void finished(int requestId, const dice::CompileResult& result);
+    CompileJob* compile(const QString& source, const QString& fileName,
+                        const CompileOptions& options);
+    bool busy() const { return m_thread->busy(); }
 
 private:
     std::shared_ptr<NvrtcCompiler> m_compiler;
-    int m_latest = 0;
-    int m_pending = 0;
+    OwnerThread* m_thread;
 };
 
 } // namespace dice
