@@ -16,8 +16,8 @@
 #include "widgets/generate/generate_area.h"
 #include "widgets/infill/infill_area.h"
 #include "widgets/model/model_manager.h"
-#include "widgets/model/model_runner.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/model_runner.h"
+#include "widgets/state/workbench_state.h"
 
 #include "event_loop_probe.h"
 
@@ -240,6 +240,33 @@ private Q_SLOTS:
         // One undo step brings the hole back.
         area.editor()->undo();
         QCOMPARE(area.text().toStdString(), skeleton->text);
+    }
+
+    // The model serves one generation at a time, whichever area asks: a fill started while
+    // Generate runs stops that generation, and each area hears only about its own.
+    void anotherAreaSupersedesAGeneration() {
+        dice::WorkbenchState state;
+        state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
+        state.setCurrentTask("add");
+        QVERIFY(loadModel(state, m_model));
+        dice::GenerateArea generate(&state);
+        dice::InfillArea infill(&state);
+        QCOMPARE(infill.holeNames(), QStringList{"add_map"});
+        generate.setFreePrompt("__global__ void add(");
+        generate.setMaxTokens(4096);
+        QSignalSpy generated(&generate, &dice::GenerateArea::generationDone);
+        QSignalSpy filled(&infill, &dice::InfillArea::allFinished);
+        generate.startGeneration();
+        QTRY_VERIFY_WITH_TIMEOUT(generate.trace().stepCount() > 0, 60000);
+        infill.fillAll();
+        QTRY_COMPARE_WITH_TIMEOUT(generated.count(), 1, 60000);
+        QVERIFY(generate.generateEnabled());
+        const int steps = generate.trace().stepCount();
+        QTRY_COMPARE_WITH_TIMEOUT(filled.count(), 1, 120000);
+        QCOMPARE(infill.holeState("add_map"), dice::InfillArea::HoleState::Proposed);
+        QVERIFY(infill.canvas()->cells().size() > 0);
+        QCOMPARE(generate.trace().stepCount(), steps);
+        QCOMPARE(generated.count(), 1);
     }
 
     void holesFromTheSelectionAndFindReplace() {

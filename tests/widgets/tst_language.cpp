@@ -3,7 +3,7 @@
 #include "widgets/shell/language.h"
 #include "widgets/shell/main_window.h"
 #include "widgets/shell/system_status.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/workbench_state.h"
 
 #include <QFile>
 #include <QMenuBar>

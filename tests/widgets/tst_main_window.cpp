@@ -6,7 +6,7 @@
 #include "widgets/shell/language.h"
 #include "widgets/shell/main_window.h"
 #include "widgets/shell/system_status.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/workbench_state.h"
 
 #include <QDockWidget>
 #include <QMenuBar>
@@ -77,17 +77,17 @@ private Q_SLOTS:
             window.loadTasks(DICE_SOURCE_DIR "/resources/tasks");
             window.show();
             window.resize(1111, 777);
-            window.areas()->setCurrentIndex(dice::MainWindow::ProfileIndex);
+            window.showArea(dice::MainWindow::Area::Profile);
             state.setCurrentTask("softmax");
             window.close();
         }
         QSettings settings;
-        QCOMPARE(settings.value("window/area").toInt(), int(dice::MainWindow::ProfileIndex));
+        QCOMPARE(settings.value("window/area").toInt(), int(dice::MainWindow::Area::Profile));
         QCOMPARE(settings.value("task/current").toString(), QStringLiteral("softmax"));
         dice::WorkbenchState state;
         dice::Language language;
         dice::MainWindow window(&state, &language);
-        QCOMPARE(window.areas()->currentIndex(), int(dice::MainWindow::ProfileIndex));
+        QCOMPARE(window.areas()->currentIndex(), int(dice::MainWindow::Area::Profile));
         QCOMPARE(window.size(), QSize(1111, 777));
     }
 

@@ -4,12 +4,12 @@
 #include "core/store/run_store.h"
 #include "core/tasks/task.h"
 #include "widgets/editor/code_editor.h"
-#include "widgets/profile/compile_service.h"
-#include "widgets/profile/evaluation_service.h"
 #include "widgets/profile/evaluation_view.h"
 #include "widgets/profile/profile_area.h"
 #include "widgets/profile/run_history.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/compile_service.h"
+#include "widgets/state/evaluation_service.h"
+#include "widgets/state/workbench_state.h"
 
 #include "event_loop_probe.h"
 
@@ -69,25 +69,26 @@ private Q_SLOTS:
         if (!dice::NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");
         dice::CompileService service;
-        QSignalSpy finished(&service, &dice::CompileService::finished);
         dice::CompileOptions options;
         options.architecture = "sm_90";
-        const int first = service.compile("extern \"C\" __global__ void a() {}", "a.cu", options);
-        const int second = service.compile("extern \"C\" __global__ void b(int* x) { x[0] = 1; }",
-                                           "b.cu", options);
-        QVERIFY(second > first);
+        dice::CompileJob* first =
+            service.compile("extern \"C\" __global__ void a() {}", "a.cu", options);
+        QSignalSpy firstFinished(first, &dice::CompileJob::finished);
+        dice::CompileJob* second = service.compile(
+            "extern \"C\" __global__ void b(int* x) { x[0] = 1; }", "b.cu", options);
+        QSignalSpy secondFinished(second, &dice::CompileJob::finished);
         QTRY_VERIFY_WITH_TIMEOUT(!service.busy(), 60000);
-        QCOMPARE(finished.count(), 1);
-        QCOMPARE(finished.first().at(0).toInt(), second);
+        QCOMPARE(firstFinished.count() + secondFinished.count(), 1);
+        QCOMPARE(secondFinished.count(), 1);
     }
 
     // The PTX view follows the editor's cursor through -lineinfo, and back.
     void ptxFollowsTheCursor() {
         if (!dice::NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");
-        dice::WorkbenchState state;
         QTemporaryDir dir;
-        dice::ProfileArea area(&state, nullptr, QString(), dir.filePath("runs.sqlite3"));
+        dice::WorkbenchState state({QString(), dir.filePath("runs.sqlite3")});
+        dice::ProfileArea area(&state);
         area.show();
         QSignalSpy compiled(&area, &dice::ProfileArea::compiled);
         area.compileNow();
@@ -113,9 +114,9 @@ private Q_SLOTS:
     void occupancyIsPlottedPerKernel() {
         if (!dice::NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");
-        dice::WorkbenchState state;
         QTemporaryDir dir;
-        dice::ProfileArea area(&state, nullptr, QString(), dir.filePath("runs.sqlite3"));
+        dice::WorkbenchState state({QString(), dir.filePath("runs.sqlite3")});
+        dice::ProfileArea area(&state);
         QSignalSpy compiled(&area, &dice::ProfileArea::compiled);
         area.compileNow();
         QTRY_VERIFY_WITH_TIMEOUT(compiled.count() >= 1, 60000);
@@ -133,13 +134,13 @@ private Q_SLOTS:
     // one it runs it. Either way the run lands in the history, where it can be pinned as the
     // baseline that the next evaluation is compared with.
     void evaluationHistoryAndBaseline() {
-        dice::WorkbenchState state;
+        QTemporaryDir dir;
+        const QString storePath = dir.filePath("runs.sqlite3");
+        dice::WorkbenchState state({DICE_BIN_DIR "/dice-evald", storePath});
         state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
         state.setCurrentTask("add");
         QVERIFY(state.currentTask());
-        QTemporaryDir dir;
-        const QString storePath = dir.filePath("runs.sqlite3");
-        dice::ProfileArea area(&state, nullptr, DICE_BIN_DIR "/dice-evald", storePath);
+        dice::ProfileArea area(&state);
         area.setSource(QString::fromStdString(
             dice::readTextFile(DICE_SOURCE_DIR "/resources/solutions/add.dice")));
         QSignalSpy evaluated(&area, &dice::ProfileArea::evaluated);

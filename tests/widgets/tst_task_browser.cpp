@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/workbench_state.h"
 #include "widgets/tasks/task_browser.h"
 #include "widgets/tasks/task_model.h"
 

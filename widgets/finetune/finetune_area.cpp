@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/finetune/finetune_area.h"
 
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/workbench_state.h"
 
 #include <QDoubleSpinBox>
 #include <QEvent>

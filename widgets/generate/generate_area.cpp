@@ -9,8 +9,8 @@
 #include "core/prompts/kernelbench_prompts.h"
 #include "widgets/generate/decode_plots.h"
 #include "widgets/generate/denoising_canvas.h"
-#include "widgets/model/model_runner.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/model_runner.h"
+#include "widgets/state/workbench_state.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -309,19 +309,6 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
             [this] { Q_EMIT sendToProfile(codeToSend()); });
     connect(m_toInfill, &QPushButton::clicked, this, [this] { Q_EMIT sendToInfill(codeToSend()); });
 
-    connect(runner, &ModelRunner::step, this, &GenerateArea::onStep);
-    connect(runner, &ModelRunner::generationFinished, this, &GenerateArea::onFinished);
-    connect(runner, &ModelRunner::generationFailed, this, &GenerateArea::onFailed);
-    connect(runner, &ModelRunner::requestDone, this, [this](quint64 id) {
-        if (id != m_request || !m_running)
-            return;
-        m_running = false;
-        m_viewTimer->stop();
-        refreshView();
-        updateAvailability();
-        Q_EMIT generationDone();
-    });
-
     retranslate();
     updatePrompt();
     updateFigures();
@@ -473,15 +460,16 @@ void GenerateArea::setMaxTokens(int tokens) {
 
 void GenerateArea::updateAvailability() {
     const bool loaded = m_state->modelLoaded();
-    m_generate->setEnabled(loaded && !m_running);
-    m_stop->setEnabled(m_running);
+    const bool busy = running();
+    m_generate->setEnabled(loaded && !busy);
+    m_stop->setEnabled(busy);
     const bool haveResult = m_trace.stepCount() > 0;
-    m_exportTrace->setEnabled(haveResult && !m_running);
-    m_exportCode->setEnabled(!m_answer.isEmpty() && !m_running);
-    m_toProfile->setEnabled(!m_answer.isEmpty() && !m_running);
-    m_toInfill->setEnabled(!m_answer.isEmpty() && !m_running);
-    m_play->setEnabled(haveResult && !m_running);
-    if (m_running)
+    m_exportTrace->setEnabled(haveResult && !busy);
+    m_exportCode->setEnabled(!m_answer.isEmpty() && !busy);
+    m_toProfile->setEnabled(!m_answer.isEmpty() && !busy);
+    m_toInfill->setEnabled(!m_answer.isEmpty() && !busy);
+    m_play->setEnabled(haveResult && !busy);
+    if (busy)
         return;
     m_status->setText(loaded ? tr("Model: %1").arg(m_state->modelName())
                              : tr("No model is loaded, so nothing can be generated yet. Load one "
@@ -498,7 +486,7 @@ bool GenerateArea::generateEnabled() const {
 
 void GenerateArea::startGeneration() {
     ModelRunner* runner = m_state->modelRunner();
-    if (!runner->isLoaded() || m_running)
+    if (!runner->isLoaded() || running())
         return;
     const QString prompt = m_prompt->toPlainText();
     if (prompt.trimmed().isEmpty()) {
@@ -521,9 +509,11 @@ void GenerateArea::startGeneration() {
     request.chat = m_chat->isChecked();
     request.options = samplerOptions();
     request.alsoAutoregressive = m_compareAr->isChecked();
-    request.purpose = QStringLiteral("generate");
-    m_running = true;
-    m_request = runner->generate(request);
+    m_job = runner->generate(request);
+    connect(m_job, &GenerationJob::step, this, &GenerateArea::onStep);
+    connect(m_job, &GenerationJob::finished, this, &GenerateArea::onFinished);
+    connect(m_job, &GenerationJob::failed, this, &GenerateArea::onFailed);
+    connect(m_job, &GenerationJob::done, this, &GenerateArea::onDone);
     m_status->setText(tr("Generating…"));
     m_viewTimer->start();
     updateAvailability();
@@ -531,22 +521,18 @@ void GenerateArea::startGeneration() {
 }
 
 void GenerateArea::stopGeneration() {
-    if (!m_running)
+    if (!running())
         return;
-    m_state->modelRunner()->stop();
+    m_job->cancel();
     m_status->setText(tr("Stopping…"));
 }
 
-void GenerateArea::onStep(quint64 id, int pass, const DecodeStep& step) {
-    if (id != m_request)
-        return;
+void GenerateArea::onStep(int pass, const DecodeStep& step) {
     (pass == 0 ? m_trace : m_arTrace).append(step);
     m_viewDirty = true;
 }
 
 void GenerateArea::onFinished(const GenerationOutcome& outcome) {
-    if (outcome.id != m_request)
-        return;
     const double seconds = outcome.result.milliseconds / 1000.0;
     const double rate =
         seconds > 0 ? static_cast<double>(outcome.result.tokens.size()) / seconds : 0.0;
@@ -565,10 +551,16 @@ void GenerateArea::onFinished(const GenerationOutcome& outcome) {
     m_viewDirty = true;
 }
 
-void GenerateArea::onFailed(quint64 id, const QString& message) {
-    if (id != m_request)
-        return;
+void GenerateArea::onFailed(const QString& message) {
     m_status->setText(tr("Generation failed: %1").arg(message));
+}
+
+void GenerateArea::onDone() {
+    m_job = nullptr;
+    m_viewTimer->stop();
+    refreshView();
+    updateAvailability();
+    Q_EMIT generationDone();
 }
 
 void GenerateArea::refreshView() {
@@ -656,7 +648,7 @@ bool GenerateArea::exportCode(const QString& path, QString* error) const {
 }
 
 bool GenerateArea::importTrace(const QString& path, QString* error) {
-    if (m_running)
+    if (running())
         return false;
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {

@@ -4,6 +4,7 @@
 #include "core/diffusion/decode_trace.h"
 
 #include <QList>
+#include <QPointer>
 #include <QWidget>
 
 class QCheckBox;
@@ -24,6 +25,7 @@ namespace dice {
 
 class DecodePlots;
 class DenoisingCanvas;
+class GenerationJob;
 class WorkbenchState;
 struct GenerationOutcome;
 struct DecodeStep;
@@ -73,9 +75,11 @@ private:
     void updatePrompt();
     void updateAvailability();
     void applyPreset(int index);
-    void onStep(quint64 id, int pass, const DecodeStep& step);
+    bool running() const { return !m_job.isNull(); }
+    void onStep(int pass, const DecodeStep& step);
     void onFinished(const GenerationOutcome& outcome);
-    void onFailed(quint64 id, const QString& message);
+    void onFailed(const QString& message);
+    void onDone();
     void refreshView();
     void updateFigures();
     void setTimelineStep(int step);
@@ -129,8 +133,7 @@ private:
     DecodeTrace m_arTrace;
     QString m_answer;
     QString m_arAnswer;
-    quint64 m_request = 0;
-    bool m_running = false;
+    QPointer<GenerationJob> m_job; // the generation this area waits for
     bool m_viewDirty = false;
     double m_tokensPerSecond = 0;
     double m_arTokensPerSecond = 0;

@@ -10,8 +10,8 @@
 #include "widgets/editor/code_editor.h"
 #include "widgets/editor/find_bar.h"
 #include "widgets/generate/denoising_canvas.h"
-#include "widgets/model/model_runner.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/model_runner.h"
+#include "widgets/state/workbench_state.h"
 
 #include <QEvent>
 #include <QFile>
@@ -152,10 +152,6 @@ InfillArea::InfillArea(WorkbenchState* state, QWidget* parent)
     connect(m_undo, &QPushButton::clicked, m_editor, &QsciScintilla::undo);
     connect(m_reset, &QPushButton::clicked, this, [this] { setSkeleton(m_skeleton); });
     connect(m_toProfile, &QPushButton::clicked, this, [this] { Q_EMIT sendToProfile(text()); });
-    connect(runner, &ModelRunner::step, this, &InfillArea::onStep);
-    connect(runner, &ModelRunner::generationFinished, this, &InfillArea::onFinished);
-    connect(runner, &ModelRunner::generationFailed, this, &InfillArea::onFailed);
-    connect(runner, &ModelRunner::requestDone, this, &InfillArea::onDone);
 
     retranslate();
     loadTaskSkeleton();
@@ -509,7 +505,6 @@ void InfillArea::startNext() {
         GenerationRequest request;
         request.prompt = prompt;
         request.chat = true;
-        request.purpose = QStringLiteral("infill");
         // Infilling answers are short: a kernel body, or a program for the KernelBench dialect.
         request.options.maxTokens = isKernelBenchText(text().toStdString()) ? 2048 : 384;
         request.options.blockLength = m_state->modelRunner()->summary().config.blockSize;
@@ -517,7 +512,12 @@ void InfillArea::startNext() {
         request.options.strategy = RemaskStrategy::LowConfidenceDynamic;
         request.options.threshold = 0.9;
         request.options.temperature = 0;
-        m_request = m_state->modelRunner()->generate(request);
+        m_job = m_state->modelRunner()->generate(request);
+        connect(m_job, &GenerationJob::step, this,
+                [this](int, const DecodeStep& step) { onStep(step); });
+        connect(m_job, &GenerationJob::finished, this, &InfillArea::onFinished);
+        connect(m_job, &GenerationJob::failed, this, &InfillArea::onFailed);
+        connect(m_job, &GenerationJob::done, this, &InfillArea::onDone);
         m_status->setText(tr("Filling %1…").arg(name.isEmpty() ? tr("(unnamed)") : name));
         selectFromName(name);
         return;
@@ -533,15 +533,15 @@ void InfillArea::selectFromName(const QString& name) {
 }
 
 void InfillArea::stop() {
-    if (!m_filling.isEmpty())
-        m_state->modelRunner()->stop();
+    if (m_job)
+        m_job->cancel();
     for (const QString& name : m_queue)
         m_work[name].state = HoleState::Empty;
     m_queue.clear();
 }
 
-void InfillArea::onStep(quint64 id, int pass, const DecodeStep& step) {
-    if (id != m_request || pass != 0 || m_filling.isEmpty())
+void InfillArea::onStep(const DecodeStep& step) {
+    if (m_filling.isEmpty())
         return;
     HoleWork& work = m_work[m_filling];
     work.trace.append(step);
@@ -550,7 +550,7 @@ void InfillArea::onStep(quint64 id, int pass, const DecodeStep& step) {
 }
 
 void InfillArea::onFinished(const GenerationOutcome& outcome) {
-    if (outcome.id != m_request || m_filling.isEmpty())
+    if (m_filling.isEmpty())
         return;
     HoleWork& work = m_work[m_filling];
     if (outcome.result.reason == FinishReason::Cancelled) {
@@ -563,19 +563,17 @@ void InfillArea::onFinished(const GenerationOutcome& outcome) {
     work.state = HoleState::Proposed;
 }
 
-void InfillArea::onFailed(quint64 id, const QString& message) {
-    if (id != m_request || m_filling.isEmpty())
+void InfillArea::onFailed(const QString& message) {
+    if (m_filling.isEmpty())
         return;
     m_work[m_filling].state = HoleState::Failed;
     m_work[m_filling].note = message;
 }
 
-void InfillArea::onDone(quint64 id) {
-    if (id != m_request)
-        return;
+void InfillArea::onDone() {
     const QString name = m_filling;
     m_filling.clear();
-    m_request = 0;
+    m_job = nullptr;
     if (!name.isNull() && m_work[name].state == HoleState::Filling)
         m_work[name].state = HoleState::Empty;
     refreshHoles();

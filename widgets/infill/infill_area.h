@@ -3,6 +3,7 @@
 
 #include "core/diffusion/decode_trace.h"
 
+#include <QPointer>
 #include <QWidget>
 
 #include <deque>
@@ -19,6 +20,7 @@ namespace dice {
 class CodeEditor;
 class DenoisingCanvas;
 class FindBar;
+class GenerationJob;
 class WorkbenchState;
 struct DecodeStep;
 struct GenerationOutcome;
@@ -83,10 +85,10 @@ private:
     QString selectedHole() const;
     void selectFromName(const QString& name);
     void startNext();
-    void onStep(quint64 id, int pass, const DecodeStep& step);
+    void onStep(const DecodeStep& step);
     void onFinished(const GenerationOutcome& outcome);
-    void onFailed(quint64 id, const QString& message);
-    void onDone(quint64 id);
+    void onFailed(const QString& message);
+    void onDone();
     QString answerToContent(const QString& name, const QString& answer, QString* note) const;
     QString contextText(const QString& name) const;
     void updateButtons();
@@ -112,7 +114,7 @@ private:
     std::map<QString, HoleWork> m_work; // node-based: the canvas points at a trace in it
     std::deque<QString> m_queue;
     QString m_filling;
-    quint64 m_request = 0;
+    QPointer<GenerationJob> m_job; // the fill of m_filling
     int m_holeIndicator = -1;
     int m_proposalIndicator = -1;
 };

@@ -4,7 +4,7 @@
 #include "core/common/file_util.h"
 #include "core/cuda/torch_cuda_bridge.h"
 #include "core/model/model_config.h"
-#include "widgets/model/model_runner.h"
+#include "widgets/state/model_runner.h"
 
 #include <QComboBox>
 #include <QDir>

@@ -7,11 +7,11 @@
 #include "core/store/run_store.h"
 #include "widgets/editor/code_editor.h"
 #include "widgets/editor/find_bar.h"
-#include "widgets/profile/compile_service.h"
-#include "widgets/profile/evaluation_service.h"
 #include "widgets/profile/evaluation_view.h"
 #include "widgets/profile/run_history.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/compile_service.h"
+#include "widgets/state/evaluation_service.h"
+#include "widgets/state/workbench_state.h"
 
 #include <qcustomplot.h>
 
@@ -76,12 +76,9 @@ QString findDisassembler(QStringList* arguments) {
 
 } // namespace
 
-ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent, const QString& workerExecutable,
-                         const QString& storePath)
+ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     : QWidget(parent)
-    , m_state(state)
-    , m_service(new CompileService(this))
-    , m_evaluation(new EvaluationService(workerExecutable, storePath, this)) {
+    , m_state(state) {
     m_editor = new CodeEditor(this);
     m_editor->setLanguage(CodeEditor::Language::Cuda);
     m_findBar = new FindBar(m_editor, this);
@@ -149,7 +146,7 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent, const QString& 
 
     m_evaluationView = new EvaluationView(this);
     m_history = new RunHistory(this);
-    m_history->setStore(m_evaluation->store(), m_evaluation->storeError());
+    m_history->setStore(m_state->runStore(), m_state->runStoreError());
 
     m_tabs = new QTabWidget(this);
     m_tabs->addTab(m_diagnostics, QString());
@@ -179,8 +176,13 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent, const QString& 
     m_debounce->setInterval(500);
     connect(m_debounce, &QTimer::timeout, this, &ProfileArea::compileNow);
     connect(m_editor, &QsciScintilla::textChanged, this, [this] {
+        m_state->setCandidate(m_editor->text());
         if (m_autoCompile->isChecked())
             m_debounce->start();
+    });
+    connect(m_state, &WorkbenchState::candidateChanged, this, [this](const QString& source) {
+        if (source != m_editor->text())
+            setSource(source);
     });
     connect(m_editor, &QsciScintilla::cursorPositionChanged, this,
             [this](int line, int) { showSourceLine(line + 1); });
@@ -195,40 +197,19 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent, const QString& 
     connect(m_compile, &QPushButton::clicked, this, &ProfileArea::compileNow);
     connect(m_evaluate, &QPushButton::clicked, this, &ProfileArea::evaluateNow);
     connect(m_arch, &QComboBox::currentTextChanged, this, [this] { compileNow(); });
-    connect(m_service, &CompileService::finished, this,
-            [this](int, const CompileResult& result) { showResult(result); });
     connect(m_state, &WorkbenchState::systemInfoChanged, this, &ProfileArea::retranslate);
     connect(m_state, &WorkbenchState::currentTaskChanged, this, [this] {
-        loadBaseline();
         if (const Task* task = m_state->currentTask())
             m_history->setTaskFilter(QString::fromStdString(task->name));
         retranslate();
     });
-    connect(m_evaluation, &EvaluationService::progress, this,
-            [this](quint64 id, const QString& stage, double fraction, const QString& message) {
-                if (id != m_evaluation->latestRequest())
-                    return;
-                m_status->setText(tr("Evaluating: %1 %2% %3")
-                                      .arg(stage)
-                                      .arg(static_cast<int>(fraction * 100))
-                                      .arg(message));
-            });
-    connect(m_evaluation, &EvaluationService::finished, this,
-            [this](quint64, const EvaluationResult& result, qint64 runId) {
-                m_evaluate->setEnabled(true);
-                m_evaluationView->showResult(result);
-                m_tabs->setCurrentIndex(EvaluationTab);
-                m_status->setText(runId > 0 ? tr("Evaluated (run %1): %2")
-                                                  .arg(runId)
-                                                  .arg(EvaluationView::verdictSentence(result))
-                                            : EvaluationView::verdictSentence(result));
-                m_history->refresh();
-                Q_EMIT evaluated(result);
-            });
-    connect(m_history, &RunHistory::baselineChanged, this, &ProfileArea::loadBaseline);
+    connect(m_state, &WorkbenchState::baselineChanged, this, &ProfileArea::loadBaseline);
+    connect(m_state, &WorkbenchState::runAdded, m_history, &RunHistory::refresh);
+    connect(m_history, &RunHistory::baselineChanged, m_state, &WorkbenchState::reloadBaseline);
     connect(m_history, &RunHistory::openRun, this, &ProfileArea::openRun);
 
-    setSource(QString::fromLatin1(kSampleKernel));
+    setSource(m_state->candidate().isEmpty() ? QString::fromLatin1(kSampleKernel)
+                                             : m_state->candidate());
     retranslate();
     loadBaseline();
 }
@@ -246,7 +227,7 @@ void ProfileArea::retranslate() {
     m_evaluate->setText(tr("Evaluate"));
     const Task* task = m_state->currentTask();
     const bool native = isNativeCandidate(m_editor->text());
-    m_evaluate->setEnabled(task && native && !m_evaluation->busy());
+    m_evaluate->setEnabled(task && native && !m_state->evaluationService()->busy());
     if (!task)
         m_evaluate->setToolTip(tr("Select the task this candidate solves in the task browser"));
     else if (!native)
@@ -313,7 +294,8 @@ void ProfileArea::compileNow() {
         }
     }
     m_status->setText(tr("Compiling for %1…").arg(m_arch->currentText()));
-    m_service->compile(source, m_compiledName, options);
+    CompileJob* job = m_state->compileService()->compile(source, m_compiledName, options);
+    connect(job, &CompileJob::finished, this, &ProfileArea::showResult);
 }
 
 void ProfileArea::showResult(const CompileResult& result) {
@@ -381,7 +363,8 @@ void ProfileArea::showResult(const CompileResult& result) {
 
 void ProfileArea::updateEvaluateButton() {
     const Task* task = m_state->currentTask();
-    m_evaluate->setEnabled(task && isNativeCandidate(m_editor->text()) && !m_evaluation->busy());
+    m_evaluate->setEnabled(task && isNativeCandidate(m_editor->text()) &&
+                           !m_state->evaluationService()->busy());
 }
 
 void ProfileArea::showSourceLine(int line) {
@@ -504,29 +487,41 @@ void ProfileArea::evaluateNow() {
     options.architecture = m_arch->currentText().toStdString();
     m_evaluate->setEnabled(false);
     m_status->setText(tr("Evaluating against %1…").arg(QString::fromStdString(task->name)));
-    m_evaluation->evaluate(*task, m_editor->text(), options);
+    EvaluationJob* job = m_state->evaluationService()->evaluate(*task, m_editor->text(), options);
+    connect(job, &EvaluationJob::progress, this,
+            [this](const QString& stage, double fraction, const QString& message) {
+                m_status->setText(tr("Evaluating: %1 %2% %3")
+                                      .arg(stage)
+                                      .arg(static_cast<int>(fraction * 100))
+                                      .arg(message));
+            });
+    connect(job, &EvaluationJob::finished, this,
+            [this](const EvaluationResult& result, qint64 runId) {
+                m_evaluate->setEnabled(true);
+                m_evaluationView->showResult(result);
+                m_tabs->setCurrentIndex(EvaluationTab);
+                m_status->setText(runId > 0 ? tr("Evaluated (run %1): %2")
+                                                  .arg(runId)
+                                                  .arg(EvaluationView::verdictSentence(result))
+                                            : EvaluationView::verdictSentence(result));
+                Q_EMIT evaluated(result);
+            });
 }
 
 void ProfileArea::loadBaseline() {
-    const Task* task = m_state->currentTask();
-    RunStore* store = m_evaluation->store();
-    if (!task || !store) {
-        m_evaluationView->setBaseline(std::nullopt);
-        return;
-    }
-    try {
-        if (const auto run = store->baseline(task->name)) {
+    if (const auto& run = m_state->baseline()) {
+        try {
             m_evaluationView->setBaseline(evaluationFromJson(run->result), run->id);
             return;
+        } catch (const std::exception&) {
+            // A baseline whose record cannot be read is shown as no baseline.
         }
-    } catch (const std::exception&) {
-        // A baseline whose record cannot be read is shown as no baseline.
     }
     m_evaluationView->setBaseline(std::nullopt);
 }
 
 bool ProfileArea::openRunById(qint64 id) {
-    RunStore* store = m_evaluation->store();
+    RunStore* store = m_state->runStore();
     if (!store)
         return false;
     const auto run = store->get(id);

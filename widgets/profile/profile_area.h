@@ -22,8 +22,6 @@ class QTreeWidgetItem;
 namespace dice {
 
 class CodeEditor;
-class CompileService;
-class EvaluationService;
 class EvaluationView;
 class FindBar;
 class RunHistory;
@@ -34,22 +32,18 @@ struct RunRecord;
 // after edits, with diagnostics in the editor and in a list; the PTX beside the source following
 // the cursor, SASS where nvdisasm or cuobjdump is installed; resources and theoretical occupancy;
 // evaluation against the task's reference off the GUI thread, with the pinned baseline's figures
-// beside it; and the run history.
+// beside it; and the run history. The editor holds the state's candidate; compiles, evaluations,
+// the run store and the baseline are the state's.
 class ProfileArea : public QWidget {
     Q_OBJECT
 public:
     enum Tab { DiagnosticsTab, PtxTab, SassTab, ResourcesTab, EvaluationTab, HistoryTab };
 
-    // workerExecutable and storePath go to the EvaluationService (empty: defaults).
-    explicit ProfileArea(WorkbenchState* state, QWidget* parent = nullptr,
-                         const QString& workerExecutable = QString(),
-                         const QString& storePath = QString());
+    explicit ProfileArea(WorkbenchState* state, QWidget* parent = nullptr);
 
     CodeEditor* editor() const { return m_editor; }
     CodeEditor* ptxView() const { return m_ptx; }
     QTreeWidget* diagnosticsList() const { return m_diagnostics; }
-    CompileService* compileService() const { return m_service; }
-    EvaluationService* evaluationService() const { return m_evaluation; }
     EvaluationView* evaluationView() const { return m_evaluationView; }
     RunHistory* history() const { return m_history; }
     QCustomPlot* occupancyPlot() const { return m_occupancy; }
@@ -85,8 +79,6 @@ private:
     QString compiledFileName() const;
 
     WorkbenchState* m_state;
-    CompileService* m_service;
-    EvaluationService* m_evaluation;
     CodeEditor* m_editor;
     FindBar* m_findBar;
     QComboBox* m_arch;

@@ -2,7 +2,7 @@
 #include "widgets/shell/about_dialog.h"
 
 #include "core/common/version.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/workbench_state.h"
 
 #include <QDialogButtonBox>
 #include <QIcon>

@@ -5,12 +5,12 @@
 #include "widgets/generate/generate_area.h"
 #include "widgets/infill/infill_area.h"
 #include "widgets/model/model_manager.h"
-#include "widgets/model/model_runner.h"
 #include "widgets/profile/profile_area.h"
 #include "widgets/shell/about_dialog.h"
 #include "widgets/shell/language.h"
 #include "widgets/shell/system_status.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/model_runner.h"
+#include "widgets/state/workbench_state.h"
 #include "widgets/tasks/task_browser.h"
 
 #include <QAction>
@@ -59,16 +59,16 @@ MainWindow::MainWindow(WorkbenchState* state, Language* language, QWidget* paren
     statusBar()->addPermanentWidget(m_status, 1);
 
     connect(m_generate, &GenerateArea::sendToProfile, this, [this](const QString& code) {
-        m_profile->setSource(code);
-        m_areas->setCurrentIndex(ProfileIndex);
+        m_state->setCandidate(code);
+        showArea(Area::Profile);
     });
     connect(m_generate, &GenerateArea::sendToInfill, this, [this](const QString& code) {
         m_infill->setSkeleton(code);
-        m_areas->setCurrentIndex(InfillIndex);
+        showArea(Area::Infill);
     });
     connect(m_infill, &InfillArea::sendToProfile, this, [this](const QString& code) {
-        m_profile->setSource(code);
-        m_areas->setCurrentIndex(ProfileIndex);
+        m_state->setCandidate(code);
+        showArea(Area::Profile);
     });
     connect(state->modelRunner(), &ModelRunner::loadFailed, this, [this](const QString& message) {
         statusBar()->showMessage(tr("The model could not be loaded: %1").arg(message));
@@ -81,6 +81,10 @@ MainWindow::MainWindow(WorkbenchState* state, Language* language, QWidget* paren
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::showArea(Area area) {
+    m_areas->setCurrentIndex(static_cast<int>(area));
+}
 
 void MainWindow::createMenus() {
     m_fileMenu = menuBar()->addMenu(QString());
@@ -131,15 +135,14 @@ void MainWindow::changeEvent(QEvent* event) {
 
 void MainWindow::retranslate() {
     setWindowTitle(tr("DICE Workbench"));
-    m_areas->setTabText(GenerateIndex, tr("Generate"));
-    m_areas->setTabText(InfillIndex, tr("Infill"));
-    m_areas->setTabText(ProfileIndex, tr("Profile"));
-    m_areas->setTabText(FinetuneIndex, tr("Fine-tune"));
-    m_areas->setTabToolTip(GenerateIndex,
-                           tr("Watch the model sculpt a kernel out of masked tokens"));
-    m_areas->setTabToolTip(InfillIndex, tr("Let the model fill the holes of a kernel skeleton"));
-    m_areas->setTabToolTip(ProfileIndex, tr("Compile, check and time a kernel"));
-    m_areas->setTabToolTip(FinetuneIndex, tr("Fine-tune the model with reinforcement learning"));
+    const auto tab = [this](Area area, const QString& text, const QString& toolTip) {
+        m_areas->setTabText(static_cast<int>(area), text);
+        m_areas->setTabToolTip(static_cast<int>(area), toolTip);
+    };
+    tab(Area::Generate, tr("Generate"), tr("Watch the model sculpt a kernel out of masked tokens"));
+    tab(Area::Infill, tr("Infill"), tr("Let the model fill the holes of a kernel skeleton"));
+    tab(Area::Profile, tr("Profile"), tr("Compile, check and time a kernel"));
+    tab(Area::Finetune, tr("Fine-tune"), tr("Fine-tune the model with reinforcement learning"));
     m_browserDock->setWindowTitle(tr("Tasks"));
     m_fileMenu->setTitle(tr("&File"));
     m_openTasks->setText(tr("Open &task folder…"));
@@ -205,7 +208,9 @@ void MainWindow::restoreSettings() {
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
         resize(1400, 860);
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
-    m_areas->setCurrentIndex(settings.value(QStringLiteral("window/area"), GenerateIndex).toInt());
+    const int area = settings.value(QStringLiteral("window/area")).toInt();
+    if (area >= static_cast<int>(Area::Generate) && area <= static_cast<int>(Area::Finetune))
+        showArea(static_cast<Area>(area));
 }
 
 void MainWindow::saveSettings() {

@@ -31,7 +31,8 @@ public:
     MainWindow(WorkbenchState* state, Language* language, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    enum Area { GenerateIndex, InfillIndex, ProfileIndex, FinetuneIndex };
+    // In the order of their tabs; the number of the open one is kept in the settings.
+    enum class Area { Generate, Infill, Profile, Finetune };
 
     QTabWidget* areas() const { return m_areas; }
     TaskBrowser* taskBrowser() const { return m_browser; }
@@ -40,6 +41,7 @@ public:
     ProfileArea* profileArea() const { return m_profile; }
     FinetuneArea* finetuneArea() const { return m_finetune; }
     SystemStatus* systemStatus() const { return m_status; }
+    void showArea(Area area);
 
     // Loads the task suite from a folder into the state; reports problems in the status bar.
     void loadTasks(const QString& directory);

@@ -2,7 +2,7 @@
 #include "widgets/tasks/task_browser.h"
 
 #include "widgets/editor/code_editor.h"
-#include "widgets/shell/workbench_state.h"
+#include "widgets/state/workbench_state.h"
 #include "widgets/tasks/task_model.h"
 
 #include <QEvent>

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "app/workbench/workbench_script.h"
+
+#include "widgets/generate/generate_area.h"
+#include "widgets/infill/infill_area.h"
+#include "widgets/profile/profile_area.h"
+#include "widgets/shell/main_window.h"
+#include "widgets/state/model_runner.h"
+#include "widgets/state/workbench_state.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFile>
+#include <QSlider>
+#include <QTimer>
+
+namespace dice {
+
+namespace {
+
+void saveAndQuit(MainWindow& window, const QString& file) {
+    if (!window.grab().save(file, "PNG"))
+        qWarning("Could not write %s", qPrintable(file));
+    QApplication::quit();
+}
+
+} // namespace
+
+WorkbenchScript::WorkbenchScript(QCommandLineParser& parser)
+    : m_parser(parser)
+    , m_area(QStringLiteral("area"),
+             QStringLiteral("Work area to open: generate, infill, profile or finetune."),
+             QStringLiteral("name"))
+    , m_screenshot(QStringLiteral("screenshot"),
+                   QStringLiteral("Save a picture of the window to this PNG file, then quit."),
+                   QStringLiteral("file"))
+    , m_quitAfter(QStringLiteral("quit-after"),
+                  QStringLiteral("Quit after this many milliseconds (for screenshots and checks)."),
+                  QStringLiteral("ms"))
+    , m_generate(QStringLiteral("generate"),
+                 QStringLiteral("Generate for the selected task once the model is loaded (with "
+                                "--screenshot, the picture is taken when it is done)."))
+    , m_fill(QStringLiteral("fill"),
+             QStringLiteral("Fill every hole of the Infill area once the model is loaded (with "
+                            "--screenshot, the picture is taken when they are filled)."))
+    , m_source(QStringLiteral("source"), QStringLiteral("File to open in the Profile area."),
+               QStringLiteral("file"))
+    , m_run(QStringLiteral("run"),
+            QStringLiteral("Run of the run store to open in the Profile area."),
+            QStringLiteral("id")) {
+    parser.addOptions({m_area, m_screenshot, m_quitAfter, m_generate, m_fill, m_source, m_run});
+}
+
+bool WorkbenchScript::open(MainWindow& window) const {
+    if (m_parser.isSet(m_area)) {
+        const QStringList areas = {QStringLiteral("generate"), QStringLiteral("infill"),
+                                   QStringLiteral("profile"), QStringLiteral("finetune")};
+        const auto index = areas.indexOf(m_parser.value(m_area));
+        if (index >= 0)
+            window.showArea(static_cast<MainWindow::Area>(index));
+    }
+    if (m_parser.isSet(m_source)) {
+        QFile file(m_parser.value(m_source));
+        if (!file.open(QIODevice::ReadOnly)) {
+            qWarning("Cannot read %s", qPrintable(m_parser.value(m_source)));
+            return false;
+        }
+        window.profileArea()->setSource(QString::fromUtf8(file.readAll()));
+    }
+    if (m_parser.isSet(m_run) &&
+        !window.profileArea()->openRunById(m_parser.value(m_run).toLongLong())) {
+        qWarning("There is no run %s in the run store", qPrintable(m_parser.value(m_run)));
+        return false;
+    }
+    return true;
+}
+
+void WorkbenchScript::start(MainWindow& window, WorkbenchState& state, bool withModel) const {
+    const bool generate = m_parser.isSet(m_generate) && withModel;
+    const bool fill = m_parser.isSet(m_fill) && withModel;
+    ModelRunner* runner = state.modelRunner();
+    if (fill)
+        QObject::connect(runner, &ModelRunner::loaded, &window, [&window] {
+            window.showArea(MainWindow::Area::Infill);
+            window.infillArea()->fillAll();
+        });
+    if (generate)
+        QObject::connect(runner, &ModelRunner::loaded, &window, [&window] {
+            window.showArea(MainWindow::Area::Generate);
+            window.generateArea()->startGeneration();
+        });
+    if (generate || fill) {
+        QObject::connect(runner, &ModelRunner::loadFailed, &window, [](const QString& message) {
+            qWarning("%s", qPrintable(message));
+            QApplication::exit(1);
+        });
+    }
+    const QString shot = m_parser.value(m_screenshot);
+    // A moment for the last frame to be painted.
+    auto grabAndQuit = [&window, shot] {
+        QTimer::singleShot(300, &window, [&window, shot] { saveAndQuit(window, shot); });
+    };
+    if (generate && !shot.isEmpty()) {
+        QObject::connect(window.generateArea(), &GenerateArea::generationDone, &window,
+                         [&window, grabAndQuit] {
+                             // Mid-way through the generation: the timeline at half the steps.
+                             QSlider* timeline = window.generateArea()->timeline();
+                             timeline->setValue(timeline->maximum() / 2);
+                             grabAndQuit();
+                         });
+    } else if (fill && !shot.isEmpty()) {
+        QObject::connect(window.infillArea(), &InfillArea::allFinished, &window,
+                         [&window, grabAndQuit] {
+                             window.infillArea()->acceptAll();
+                             grabAndQuit();
+                         });
+    } else if (m_parser.isSet(m_screenshot)) {
+        // Give the background checks (machine facts, first compile) time to arrive first.
+        const int delay = m_parser.isSet(m_quitAfter) ? m_parser.value(m_quitAfter).toInt() : 3000;
+        QTimer::singleShot(delay, &window, [&window, shot] { saveAndQuit(window, shot); });
+    } else if (m_parser.isSet(m_quitAfter)) {
+        QTimer::singleShot(m_parser.value(m_quitAfter).toInt(), qApp, &QApplication::quit);
+    }
+}
+
+} // namespace dice
