@@ -11,18 +11,20 @@ class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QModelIndex;
 class QProcess;
 class QPushButton;
+class QSortFilterProxyModel;
 class QTabWidget;
 class QTableWidget;
 class QTimer;
-class QTreeWidget;
-class QTreeWidgetItem;
+class QTreeView;
 
 namespace dice {
 
 class CodeEditor;
 class CompileService;
+class DiagnosticModel;
 class EvaluationService;
 class EvaluationView;
 class FindBar;
@@ -47,7 +49,7 @@ public:
 
     CodeEditor* editor() const { return m_editor; }
     CodeEditor* ptxView() const { return m_ptx; }
-    QTreeWidget* diagnosticsList() const { return m_diagnostics; }
+    QTreeView* diagnosticsList() const { return m_diagnostics; }
     CompileService* compileService() const { return m_service; }
     EvaluationService* evaluationService() const { return m_evaluation; }
     EvaluationView* evaluationView() const { return m_evaluationView; }
@@ -76,7 +78,7 @@ protected:
 private:
     void retranslate();
     void showResult(const CompileResult& result);
-    void jumpToDiagnostic(QTreeWidgetItem* item);
+    void jumpToDiagnostic(const QModelIndex& index);
     void updateEvaluateButton();
     void updateOccupancy();
     void runDisassembler();
@@ -95,7 +97,9 @@ private:
     QPushButton* m_evaluate;
     QLabel* m_status;
     QTabWidget* m_tabs;
-    QTreeWidget* m_diagnostics;
+    DiagnosticModel* m_diagnosticModel;
+    QSortFilterProxyModel* m_sortedDiagnostics;
+    QTreeView* m_diagnostics;
     CodeEditor* m_ptx;
     CodeEditor* m_sass;
     QTableWidget* m_resources;
