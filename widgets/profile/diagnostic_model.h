@@ -26,7 +26,6 @@ public:
     explicit DiagnosticModel(QObject* parent = nullptr);
 
     void setDiagnostics(const std::vector<Diagnostic>& diagnostics);
-    const std::vector<Diagnostic>& diagnostics() const { return m_diagnostics; }
     // Headers and severities in the language now installed.
     void retranslate();
 

@@ -115,7 +115,6 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent, const QString& 
     m_diagnostics = new QTreeView(this);
     m_diagnostics->setModel(m_sortedDiagnostics);
     m_diagnostics->setRootIsDecorated(false);
-    m_diagnostics->setUniformRowHeights(true);
     m_diagnostics->header()->setSectionResizeMode(DiagnosticModel::MessageColumn,
                                                   QHeaderView::Stretch);
     // In the compiler's order until a header is clicked (and again on a third click).

@@ -29,7 +29,6 @@ public:
 
     void setTrials(const std::vector<TrialResult>& trials);
     void clear();
-    const std::vector<TrialResult>& trials() const { return m_trials; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
