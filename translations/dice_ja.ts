@@ -80,6 +80,41 @@ committed at step %4 (block %5), confidence %6</source>
     </message>
 </context>
 <context>
+    <name>dice::DiagnosticModel</name>
+    <message>
+        <source>error</source>
+        <translation>エラー</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>remark</source>
+        <translation>注記</translation>
+    </message>
+    <message>
+        <source>%1 (#%2)</source>
+        <translation>%1 (#%2)</translation>
+    </message>
+    <message>
+        <source>Severity</source>
+        <translation>重大度</translation>
+    </message>
+    <message>
+        <source>Line</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>Column</source>
+        <translation>列</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>メッセージ</translation>
+    </message>
+</context>
+<context>
     <name>dice::EvaluationView</name>
     <message>
         <source>Correct, %1× the speed of the PyTorch reference.</source>
@@ -152,26 +187,6 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>Change</source>
         <translation>変化</translation>
-    </message>
-    <message>
-        <source>Trial</source>
-        <translation>試行</translation>
-    </message>
-    <message>
-        <source>Passed</source>
-        <translation>合格</translation>
-    </message>
-    <message>
-        <source>Largest abs. error</source>
-        <translation>最大絶対誤差</translation>
-    </message>
-    <message>
-        <source>Largest rel. error</source>
-        <translation>最大相対誤差</translation>
-    </message>
-    <message>
-        <source>Detail</source>
-        <translation>詳細</translation>
     </message>
     <message>
         <source>Time per call (ms)</source>
@@ -256,14 +271,6 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>Worker</source>
         <translation>ワーカー</translation>
-    </message>
-    <message>
-        <source>yes</source>
-        <translation>はい</translation>
-    </message>
-    <message>
-        <source>no</source>
-        <translation>いいえ</translation>
     </message>
 </context>
 <context>
@@ -1052,22 +1059,6 @@ committed at step %4 (block %5), confidence %6</source>
         <translation>PTX</translation>
     </message>
     <message>
-        <source>Severity</source>
-        <translation>重大度</translation>
-    </message>
-    <message>
-        <source>Line</source>
-        <translation>行</translation>
-    </message>
-    <message>
-        <source>Column</source>
-        <translation>列</translation>
-    </message>
-    <message>
-        <source>Message</source>
-        <translation>メッセージ</translation>
-    </message>
-    <message>
         <source>Kernel</source>
         <translation>カーネル</translation>
     </message>
@@ -1102,18 +1093,6 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>Compiling for %1…</source>
         <translation>%1 向けにコンパイル中…</translation>
-    </message>
-    <message>
-        <source>error</source>
-        <translation>エラー</translation>
-    </message>
-    <message>
-        <source>warning</source>
-        <translation>警告</translation>
-    </message>
-    <message>
-        <source>remark</source>
-        <translation>注記</translation>
     </message>
     <message>
         <source>%1 B</source>
@@ -1219,10 +1198,6 @@ committed at step %4 (block %5), confidence %6</source>
 <context>
     <name>dice::RunHistory</name>
     <message>
-        <source>Run</source>
-        <translation>実行</translation>
-    </message>
-    <message>
         <source>When (UTC)</source>
         <translation>日時 (UTC)</translation>
     </message>
@@ -1237,10 +1212,6 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>Speedup</source>
         <translation>高速化</translation>
-    </message>
-    <message>
-        <source>Median (ms)</source>
-        <translation>中央値 (ms)</translation>
     </message>
     <message>
         <source>Device</source>
@@ -1294,10 +1265,6 @@ committed at step %4 (block %5), confidence %6</source>
         <source>All tasks</source>
         <translation>すべてのタスク</translation>
     </message>
-    <message>
-        <source>%1 (baseline)</source>
-        <translation>%1 (ベースライン)</translation>
-    </message>
     <message numerus="yes">
         <source>%n run(s)</source>
         <translation>
@@ -1327,6 +1294,49 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>Run %1 against run %2</source>
         <translation>実行 %2 に対する実行 %1</translation>
+    </message>
+</context>
+<context>
+    <name>dice::RunModel</name>
+    <message>
+        <source>%1 (baseline)</source>
+        <translation>%1 (ベースライン)</translation>
+    </message>
+    <message>
+        <source>The pinned baseline of %1</source>
+        <translation>%1 の固定されたベースライン</translation>
+    </message>
+    <message>
+        <source>Driver %1</source>
+        <translation>ドライバー %1</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>実行</translation>
+    </message>
+    <message>
+        <source>When (UTC)</source>
+        <translation>日時 (UTC)</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>タスク</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>判定</translation>
+    </message>
+    <message>
+        <source>Speedup</source>
+        <translation>高速化</translation>
+    </message>
+    <message>
+        <source>Median (ms)</source>
+        <translation>中央値 (ms)</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>デバイス</translation>
     </message>
 </context>
 <context>
@@ -1442,6 +1452,41 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>Family</source>
         <translation>系統</translation>
+    </message>
+</context>
+<context>
+    <name>dice::TrialModel</name>
+    <message>
+        <source>yes</source>
+        <translation>はい</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>いいえ</translation>
+    </message>
+    <message>
+        <source>Seed %1</source>
+        <translation>シード %1</translation>
+    </message>
+    <message>
+        <source>Trial</source>
+        <translation>試行</translation>
+    </message>
+    <message>
+        <source>Passed</source>
+        <translation>合格</translation>
+    </message>
+    <message>
+        <source>Largest abs. error</source>
+        <translation>最大絶対誤差</translation>
+    </message>
+    <message>
+        <source>Largest rel. error</source>
+        <translation>最大相対誤差</translation>
+    </message>
+    <message>
+        <source>Detail</source>
+        <translation>詳細</translation>
     </message>
 </context>
 </TS>

@@ -18,7 +18,7 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QtTest>
 
 namespace {
@@ -54,12 +54,21 @@ private Q_SLOTS:
         QVERIFY(!area.lastResult().ok);
         QVERIFY(area.editor()->hasErrorIndicatorOnLine(5));
         QVERIFY(!area.editor()->hasErrorIndicatorOnLine(4));
-        QTreeWidget* list = area.diagnosticsList();
-        QCOMPARE(list->topLevelItemCount(), 1);
-        QCOMPARE(list->topLevelItem(0)->text(1), QStringLiteral("5"));
-        QVERIFY(list->topLevelItem(0)->text(3).contains("not_declared"));
-        Q_EMIT list->itemActivated(list->topLevelItem(0), 0);
+        QTreeView* list = area.diagnosticsList();
+        const QAbstractItemModel* rows = list->model();
+        QCOMPARE(rows->rowCount(), 1);
+        QCOMPARE(rows->index(0, 1).data().toString(), QStringLiteral("5"));
+        QVERIFY(rows->index(0, 3).data().toString().contains("not_declared"));
+        Q_EMIT list->activated(rows->index(0, 0));
         int line = 0, index = 0;
+        area.editor()->getCursorPosition(&line, &index);
+        QCOMPARE(line, 4);
+        QCOMPARE(index, 15);
+        // A click on the message jumps too.
+        area.editor()->setCursorPosition(0, 0);
+        area.tabs()->setCurrentIndex(dice::ProfileArea::DiagnosticsTab);
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                          list->visualRect(rows->index(0, 3)).center());
         area.editor()->getCursorPosition(&line, &index);
         QCOMPARE(line, 4);
         QCOMPARE(index, 15);

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/profile/evaluation_view.h"
 
+#include "widgets/profile/trial_model.h"
+
 #include <qcustomplot.h>
 
 #include <QEvent>
 #include <QHeaderView>
 #include <QLabel>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QTableView>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -47,11 +51,19 @@ EvaluationView::EvaluationView(QWidget* parent)
     m_figures->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_figures->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_figures->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_trials = new QTableWidget(this);
-    m_trials->setColumnCount(5);
+    m_trialModel = new TrialModel(this);
+    m_sortedTrials = new QSortFilterProxyModel(this);
+    m_sortedTrials->setSourceModel(m_trialModel);
+    m_sortedTrials->setSortRole(TrialModel::SortRole);
+    m_trials = new QTableView(this);
+    m_trials->setModel(m_sortedTrials);
     m_trials->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_trials->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_trials->horizontalHeader()->setStretchLastSection(true);
+    // In the evaluator's order until a header is clicked (and again on a third click).
+    m_trials->horizontalHeader()->setSortIndicatorClearable(true);
+    m_trials->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+    m_trials->setSortingEnabled(true);
     m_trials->verticalHeader()->hide();
     m_histogram = new QCustomPlot(this);
     m_histogram->setMinimumHeight(160);
@@ -140,15 +152,13 @@ void EvaluationView::refresh() {
         {tr("This run"),
          m_baselineRun > 0 ? tr("Baseline (run %1)").arg(m_baselineRun) : tr("Baseline"),
          tr("Change")});
-    m_trials->setHorizontalHeaderLabels({tr("Trial"), tr("Passed"), tr("Largest abs. error"),
-                                         tr("Largest rel. error"), tr("Detail")});
     m_histogram->xAxis->setLabel(tr("Time per call (ms)"));
     m_histogram->yAxis->setLabel(tr("Trials"));
     if (!m_result) {
         m_summary->setText(tr("Evaluate to compile, check and time the candidate against the "
                               "task's reference."));
         m_figures->setRowCount(0);
-        m_trials->setRowCount(0);
+        m_trialModel->clear();
         m_histogram->clearPlottables();
         m_histogram->replot();
         return;
@@ -238,17 +248,7 @@ void EvaluationView::refresh() {
     m_figures->setColumnHidden(1, b == nullptr);
     m_figures->setColumnHidden(2, b == nullptr);
 
-    m_trials->setRowCount(static_cast<int>(r.trials.size()));
-    for (int i = 0; i < static_cast<int>(r.trials.size()); ++i) {
-        const auto& t = r.trials[static_cast<std::size_t>(i)];
-        m_trials->setItem(i, 0, new QTableWidgetItem(QString::number(t.trial)));
-        auto* ok = new QTableWidgetItem(t.passed ? tr("yes") : tr("no"));
-        ok->setForeground(t.passed ? QColor(0x20, 0x80, 0x30) : QColor(0xc0, 0x20, 0x20));
-        m_trials->setItem(i, 1, ok);
-        m_trials->setItem(i, 2, new QTableWidgetItem(QString::number(t.maxAbsError, 'g', 3)));
-        m_trials->setItem(i, 3, new QTableWidgetItem(QString::number(t.maxRelError, 'g', 3)));
-        m_trials->setItem(i, 4, new QTableWidgetItem(QString::fromStdString(t.detail)));
-    }
+    m_trialModel->setTrials(r.trials);
 
     // The histogram: timed trials in 30 bins over the range of this run and the baseline.
     m_histogram->clearPlottables();

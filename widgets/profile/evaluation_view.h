@@ -9,9 +9,13 @@
 
 class QCustomPlot;
 class QLabel;
+class QSortFilterProxyModel;
+class QTableView;
 class QTableWidget;
 
 namespace dice {
+
+class TrialModel;
 
 // One evaluation in full: the verdict and the worker's state in plain words, the figures (with
 // the pinned baseline's beside them and the change), correctness per trial with the largest
@@ -29,7 +33,7 @@ public:
     static QString workerSentence(WorkerState state);
 
     QTableWidget* figures() const { return m_figures; }
-    QTableWidget* trials() const { return m_trials; }
+    QTableView* trials() const { return m_trials; }
     QCustomPlot* histogram() const { return m_histogram; }
     QString summary() const;
 
@@ -44,7 +48,9 @@ private:
     qint64 m_baselineRun = 0;
     QLabel* m_summary;
     QTableWidget* m_figures;
-    QTableWidget* m_trials;
+    TrialModel* m_trialModel;
+    QSortFilterProxyModel* m_sortedTrials;
+    QTableView* m_trials;
     QCustomPlot* m_histogram;
 };
 

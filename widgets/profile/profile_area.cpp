@@ -7,6 +7,7 @@
 #include "core/store/run_store.h"
 #include "widgets/editor/code_editor.h"
 #include "widgets/editor/find_bar.h"
+#include "widgets/profile/diagnostic_model.h"
 #include "widgets/profile/evaluation_view.h"
 #include "widgets/profile/run_history.h"
 #include "widgets/state/compile_service.h"
@@ -24,13 +25,14 @@
 #include <QLabel>
 #include <QProcess>
 #include <QPushButton>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryFile>
 #include <QTimer>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QVBoxLayout>
 
 namespace dice {
@@ -47,9 +49,6 @@ extern "C" __global__ void scale_add(const float* __restrict__ x, const float* _
         out[i] = alpha * x[i] + y[i];
 }
 )";
-
-constexpr int kLineRole = Qt::UserRole + 1;
-constexpr int kColumnRole = Qt::UserRole + 2;
 
 bool isNativeCandidate(const QString& text) {
     return text.contains(QLatin1String("#pragma dice device"));
@@ -106,12 +105,21 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     toolbar->addWidget(m_evaluate);
     toolbar->addWidget(m_status, 1);
 
-    m_diagnostics = new QTreeWidget(this);
-    m_diagnostics->setColumnCount(4);
+    m_diagnosticModel = new DiagnosticModel(this);
+    m_sortedDiagnostics = new QSortFilterProxyModel(this);
+    m_sortedDiagnostics->setSourceModel(m_diagnosticModel);
+    m_sortedDiagnostics->setSortRole(DiagnosticModel::SortRole);
+    m_diagnostics = new QTreeView(this);
+    m_diagnostics->setModel(m_sortedDiagnostics);
     m_diagnostics->setRootIsDecorated(false);
-    m_diagnostics->header()->setSectionResizeMode(3, QHeaderView::Stretch);
-    connect(m_diagnostics, &QTreeWidget::itemActivated, this, &ProfileArea::jumpToDiagnostic);
-    connect(m_diagnostics, &QTreeWidget::itemClicked, this, &ProfileArea::jumpToDiagnostic);
+    m_diagnostics->header()->setSectionResizeMode(DiagnosticModel::MessageColumn,
+                                                  QHeaderView::Stretch);
+    // In the compiler's order until a header is clicked (and again on a third click).
+    m_diagnostics->header()->setSortIndicatorClearable(true);
+    m_diagnostics->header()->setSortIndicator(-1, Qt::AscendingOrder);
+    m_diagnostics->setSortingEnabled(true);
+    connect(m_diagnostics, &QTreeView::activated, this, &ProfileArea::jumpToDiagnostic);
+    connect(m_diagnostics, &QTreeView::clicked, this, &ProfileArea::jumpToDiagnostic);
 
     m_ptx = new CodeEditor(this);
     m_ptx->setObjectName(QStringLiteral("PtxView"));
@@ -244,7 +252,7 @@ void ProfileArea::retranslate() {
     m_tabs->setTabText(ResourcesTab, tr("Resources and occupancy"));
     m_tabs->setTabText(EvaluationTab, tr("Evaluation"));
     m_tabs->setTabText(HistoryTab, tr("History"));
-    m_diagnostics->setHeaderLabels({tr("Severity"), tr("Line"), tr("Column"), tr("Message")});
+    m_diagnosticModel->retranslate();
     m_resources->setHorizontalHeaderLabels(
         {tr("Kernel"), tr("Registers"), tr("Shared memory"), tr("Stack frame"), tr("Spill stores"),
          tr("Spill loads"), tr("Barriers"), tr("Occupancy at 256 threads")});
@@ -302,20 +310,10 @@ void ProfileArea::showResult(const CompileResult& result) {
     m_last = result;
     m_haveResult = true;
     m_editor->clearDiagnostics();
-    m_diagnostics->clear();
-    for (const auto& d : result.diagnostics) {
-        const bool error = d.severity == Severity::Error;
-        m_editor->addDiagnostic(d.line, d.column, error, QString::fromStdString(d.message));
-        auto* item = new QTreeWidgetItem(m_diagnostics);
-        item->setText(0, error ? tr("error")
-                               : (d.severity == Severity::Warning ? tr("warning") : tr("remark")));
-        item->setText(1, QString::number(d.line));
-        item->setText(2, d.column > 0 ? QString::number(d.column) : QString());
-        item->setText(3, QString::fromStdString(d.message));
-        item->setData(0, kLineRole, d.line);
-        item->setData(0, kColumnRole, d.column);
-        item->setForeground(0, error ? QColor(0xc0, 0x20, 0x20) : QColor(0xa0, 0x70, 0x10));
-    }
+    for (const auto& d : result.diagnostics)
+        m_editor->addDiagnostic(d.line, d.column, d.severity == Severity::Error,
+                                QString::fromStdString(d.message));
+    m_diagnosticModel->setDiagnostics(result.diagnostics);
     m_ptx->setText(QString::fromStdString(result.ptx));
     m_ptxMap = PtxLineMap::build(result.ptx, m_compiledName.toStdString());
     int line = 0;
@@ -473,10 +471,11 @@ void ProfileArea::runDisassembler() {
     process->start(tool, arguments << file->fileName());
 }
 
-void ProfileArea::jumpToDiagnostic(QTreeWidgetItem* item) {
-    if (!item)
+void ProfileArea::jumpToDiagnostic(const QModelIndex& index) {
+    if (!index.isValid())
         return;
-    m_editor->goToLine(item->data(0, kLineRole).toInt(), item->data(0, kColumnRole).toInt());
+    m_editor->goToLine(index.data(DiagnosticModel::LineRole).toInt(),
+                       index.data(DiagnosticModel::ColumnRole).toInt());
 }
 
 void ProfileArea::evaluateNow() {

@@ -11,17 +11,19 @@ class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QModelIndex;
 class QProcess;
 class QPushButton;
+class QSortFilterProxyModel;
 class QTabWidget;
 class QTableWidget;
 class QTimer;
-class QTreeWidget;
-class QTreeWidgetItem;
+class QTreeView;
 
 namespace dice {
 
 class CodeEditor;
+class DiagnosticModel;
 class EvaluationView;
 class FindBar;
 class RunHistory;
@@ -43,7 +45,7 @@ public:
 
     CodeEditor* editor() const { return m_editor; }
     CodeEditor* ptxView() const { return m_ptx; }
-    QTreeWidget* diagnosticsList() const { return m_diagnostics; }
+    QTreeView* diagnosticsList() const { return m_diagnostics; }
     EvaluationView* evaluationView() const { return m_evaluationView; }
     RunHistory* history() const { return m_history; }
     QCustomPlot* occupancyPlot() const { return m_occupancy; }
@@ -70,7 +72,7 @@ protected:
 private:
     void retranslate();
     void showResult(const CompileResult& result);
-    void jumpToDiagnostic(QTreeWidgetItem* item);
+    void jumpToDiagnostic(const QModelIndex& index);
     void updateEvaluateButton();
     void updateOccupancy();
     void runDisassembler();
@@ -87,7 +89,9 @@ private:
     QPushButton* m_evaluate;
     QLabel* m_status;
     QTabWidget* m_tabs;
-    QTreeWidget* m_diagnostics;
+    DiagnosticModel* m_diagnosticModel;
+    QSortFilterProxyModel* m_sortedDiagnostics;
+    QTreeView* m_diagnostics;
     CodeEditor* m_ptx;
     CodeEditor* m_sass;
     QTableWidget* m_resources;

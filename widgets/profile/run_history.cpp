@@ -2,6 +2,7 @@
 #include "widgets/profile/run_history.h"
 
 #include "widgets/profile/evaluation_view.h"
+#include "widgets/profile/run_model.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -10,34 +11,35 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSet>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
 namespace dice {
 
-namespace {
-
-QString median(const EvaluationResult& r) {
-    return r.candidateTime ? QString::number(r.candidateTime->medianMs, 'f', 4) : QString();
-}
-
-} // namespace
-
 RunHistory::RunHistory(QWidget* parent)
     : QWidget(parent) {
     m_task = new QComboBox(this);
     m_order = new QComboBox(this);
-    m_table = new QTableWidget(this);
+    m_model = new RunModel(this);
+    m_sorted = new QSortFilterProxyModel(this);
+    m_sorted->setSourceModel(m_model);
+    m_sorted->setSortRole(RunModel::SortRole);
+    m_table = new QTableView(this);
     m_table->setObjectName(QStringLiteral("RunTable"));
-    m_table->setColumnCount(7);
+    m_table->setModel(m_sorted);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // Unsorted until a header is clicked (and again on a third click): the store's order.
+    m_table->horizontalHeader()->setSortIndicatorClearable(true);
+    m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+    m_table->setSortingEnabled(true);
     m_pin = new QPushButton(this);
     m_open = new QPushButton(this);
     m_compare = new QPushButton(this);
@@ -61,7 +63,11 @@ RunHistory::RunHistory(QWidget* parent)
     layout->addWidget(m_status);
 
     connect(m_task, &QComboBox::activated, this, &RunHistory::refresh);
-    connect(m_order, &QComboBox::activated, this, &RunHistory::refresh);
+    connect(m_order, &QComboBox::activated, this, [this] {
+        // Choosing an order hands the order back to the store.
+        m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+        refresh();
+    });
     connect(m_refresh, &QPushButton::clicked, this, &RunHistory::refresh);
     connect(m_pin, &QPushButton::clicked, this, &RunHistory::pinSelected);
     connect(m_compare, &QPushButton::clicked, this, &RunHistory::compareSelected);
@@ -71,7 +77,7 @@ RunHistory::RunHistory(QWidget* parent)
             if (const auto run = m_store->get(ids.front()))
                 Q_EMIT openRun(*run);
     });
-    connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         const int n = static_cast<int>(selectedRuns().size());
         m_pin->setEnabled(n == 1);
         m_open->setEnabled(n == 1);
@@ -87,8 +93,7 @@ void RunHistory::changeEvent(QEvent* event) {
 }
 
 void RunHistory::retranslate() {
-    m_table->setHorizontalHeaderLabels({tr("Run"), tr("When (UTC)"), tr("Task"), tr("Verdict"),
-                                        tr("Speedup"), tr("Median (ms)"), tr("Device")});
+    m_model->retranslate();
     const int order = m_order->currentIndex();
     m_order->clear();
     m_order->addItems({tr("Newest first"), tr("Oldest first"), tr("Fastest first"), tr("By task")});
@@ -116,11 +121,11 @@ void RunHistory::setTaskFilter(const QString& task) {
 
 void RunHistory::refresh() {
     const QList<qint64> selected = selectedRuns();
-    m_table->setRowCount(0);
     m_pin->setEnabled(false);
     m_open->setEnabled(false);
     m_compare->setEnabled(false);
     if (!m_store) {
+        m_model->clear();
         m_status->setText(m_problem.isEmpty() ? tr("No run store.")
                                               : tr("No run history: %1").arg(m_problem));
         return;
@@ -129,6 +134,7 @@ void RunHistory::refresh() {
     try {
         all = m_store->list();
     } catch (const std::exception& e) {
+        m_model->clear();
         m_status->setText(QString::fromStdString(e.what()));
         return;
     }
@@ -150,59 +156,33 @@ void RunHistory::refresh() {
     query.task = m_task->currentData().toString().toStdString();
     query.order = static_cast<RunQuery::Order>(std::max(0, m_order->currentIndex()));
     const auto runs = m_store->list(query);
-    m_table->setRowCount(static_cast<int>(runs.size()));
-    for (int row = 0; row < static_cast<int>(runs.size()); ++row) {
-        const RunRecord& run = runs[static_cast<std::size_t>(row)];
-        EvaluationResult result;
-        try {
-            result = evaluationFromJson(run.result);
-        } catch (const std::exception&) {
-            result.verdict = Verdict::NotRun;
-        }
-        auto* id = new QTableWidgetItem(QString::number(run.id));
-        id->setData(Qt::UserRole, static_cast<qlonglong>(run.id));
-        if (run.baseline) {
-            id->setText(tr("%1 (baseline)").arg(run.id));
-            QFont bold = id->font();
-            bold.setBold(true);
-            id->setFont(bold);
-        }
-        m_table->setItem(row, 0, id);
-        m_table->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(run.createdAt)));
-        m_table->setItem(row, 2, new QTableWidgetItem(QString::fromStdString(run.task)));
-        m_table->setItem(row, 3, new QTableWidgetItem(QString::fromStdString(run.verdict)));
-        m_table->setItem(
-            row, 4,
-            new QTableWidgetItem(run.speedup > 0 ? QStringLiteral("%1×").arg(run.speedup, 0, 'f', 2)
-                                                 : QString()));
-        m_table->setItem(row, 5, new QTableWidgetItem(median(result)));
-        m_table->setItem(row, 6, new QTableWidgetItem(QString::fromStdString(run.device)));
-    }
+    m_model->setRuns(runs);
     m_status->setText(tr("%n run(s)", nullptr, static_cast<int>(runs.size())));
     selectRuns(selected);
 }
 
 QList<qint64> RunHistory::shownRuns() const {
     QList<qint64> ids;
-    for (int row = 0; row < m_table->rowCount(); ++row)
-        ids << m_table->item(row, 0)->data(Qt::UserRole).toLongLong();
+    for (int row = 0; row < m_sorted->rowCount(); ++row)
+        ids << m_sorted->index(row, 0).data(RunModel::RunIdRole).toLongLong();
     return ids;
 }
 
 QList<qint64> RunHistory::selectedRuns() const {
     QList<qint64> ids;
     for (const QModelIndex& index : m_table->selectionModel()->selectedRows())
-        ids << m_table->item(index.row(), 0)->data(Qt::UserRole).toLongLong();
+        ids << index.data(RunModel::RunIdRole).toLongLong();
     return ids;
 }
 
 void RunHistory::selectRuns(const QList<qint64>& ids) {
     m_table->clearSelection();
-    for (int row = 0; row < m_table->rowCount(); ++row)
-        if (ids.contains(m_table->item(row, 0)->data(Qt::UserRole).toLongLong()))
-            m_table->selectionModel()->select(m_table->model()->index(row, 0),
-                                              QItemSelectionModel::Select |
-                                                  QItemSelectionModel::Rows);
+    for (int row = 0; row < m_sorted->rowCount(); ++row) {
+        const QModelIndex index = m_sorted->index(row, 0);
+        if (ids.contains(index.data(RunModel::RunIdRole).toLongLong()))
+            m_table->selectionModel()->select(index, QItemSelectionModel::Select |
+                                                         QItemSelectionModel::Rows);
+    }
 }
 
 bool RunHistory::pinSelected() {

@@ -8,13 +8,17 @@
 class QComboBox;
 class QLabel;
 class QPushButton;
-class QTableWidget;
+class QSortFilterProxyModel;
+class QTableView;
 class QTextBrowser;
 
 namespace dice {
 
-// The run store's history: filter by task, sort, pin a run as its task's baseline, open a run's
-// candidate in the editor, and compare two runs side by side.
+class RunModel;
+
+// The run store's history: filter by task, order it (as the store lists it, or by a column's
+// header), pin a run as its task's baseline, open a run's candidate in the editor, and compare
+// two runs side by side.
 class RunHistory : public QWidget {
     Q_OBJECT
 public:
@@ -24,8 +28,8 @@ public:
     void setStore(RunStore* store, const QString& problem = QString());
     void refresh();
     void setTaskFilter(const QString& task);
-    QTableWidget* table() const { return m_table; }
-    // Ids of the rows shown, in order.
+    QTableView* table() const { return m_table; }
+    // Ids of the rows shown, in the order shown.
     QList<qint64> shownRuns() const;
     void selectRuns(const QList<qint64>& ids);
     bool pinSelected();
@@ -47,7 +51,9 @@ private:
     QString m_problem;
     QComboBox* m_task;
     QComboBox* m_order;
-    QTableWidget* m_table;
+    RunModel* m_model;
+    QSortFilterProxyModel* m_sorted;
+    QTableView* m_table;
     QPushButton* m_pin;
     QPushButton* m_open;
     QPushButton* m_compare;
