@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 list(APPEND DICE_CORE_PLAIN_SOURCES
     infill/holes.cpp
+    infill/infill_plan.cpp
     infill/text_diff.cpp
 )
