@@ -3,10 +3,12 @@
 #include "app/cli/commands.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
+#include "core/common/number_format.h"
 #include "core/cuda/cuda_driver.h"
 #include "core/cuda/device_info.h"
 #include "core/eval/metrics.h"
 #include "core/store/run_store.h"
+#include "core/suite/suite_evaluation.h"
 #include "core/tasks/task.h"
 #include "core/worker/evaluator.h"
 
@@ -50,12 +52,6 @@ const char* const kUsage =
     "Exit status: 0 when every candidate is correct (or could not run for lack of a GPU),\n"
     "1 otherwise, 2 for a usage error.\n";
 
-std::string fixedText(double v, int digits) {
-    std::ostringstream out;
-    out << std::fixed << std::setprecision(digits) << v;
-    return out.str();
-}
-
 Task findTask(const std::string& nameOrPath) {
     std::error_code ec;
     if (std::filesystem::is_regular_file(nameOrPath, ec))
@@ -73,7 +69,7 @@ void printResult(const EvaluationResult& r, std::ostream& out) {
     out << "\n";
     out << "verdict: " << toString(r.verdict) << " - " << r.message << "\n";
     if (r.compiled) {
-        out << "compile: NVRTC " << fixedText(r.compileMs, 1) << " ms, " << r.launchesPerCall
+        out << "compile: NVRTC " << formatFixed(r.compileMs, 1) << " ms, " << r.launchesPerCall
             << " launch(es) per call\n";
         for (const auto& u : r.resources)
             out << "  " << u.function << ": " << u.registers << " registers, " << u.sharedBytes
@@ -95,24 +91,24 @@ void printResult(const EvaluationResult& r, std::ostream& out) {
     if (r.candidateTime && r.referenceTime) {
         out << "timing (CUDA events, " << r.candidateTime->trials << " trials after "
             << r.candidateTime->warmups << " warm-ups, L2 flushed):\n"
-            << "  candidate median " << fixedText(r.candidateTime->medianMs, 4) << " ms (mean "
-            << fixedText(r.candidateTime->meanMs, 4) << ", std "
-            << fixedText(r.candidateTime->stdMs, 4) << ")\n"
-            << "  reference median " << fixedText(r.referenceTime->medianMs, 4) << " ms (mean "
-            << fixedText(r.referenceTime->meanMs, 4) << ", std "
-            << fixedText(r.referenceTime->stdMs, 4) << ")\n";
+            << "  candidate median " << formatFixed(r.candidateTime->medianMs, 4) << " ms (mean "
+            << formatFixed(r.candidateTime->meanMs, 4) << ", std "
+            << formatFixed(r.candidateTime->stdMs, 4) << ")\n"
+            << "  reference median " << formatFixed(r.referenceTime->medianMs, 4) << " ms (mean "
+            << formatFixed(r.referenceTime->meanMs, 4) << ", std "
+            << formatFixed(r.referenceTime->stdMs, 4) << ")\n";
         if (r.candidateKernelTime && r.referenceKernelTime)
             out << "  CUPTI, every kernel on every stream: candidate "
-                << fixedText(r.candidateKernelTime->medianMs, 4) << " ms, reference "
-                << fixedText(r.referenceKernelTime->medianMs, 4) << " ms\n";
-        out << "speedup: " << fixedText(r.speedup, 3) << "x";
+                << formatFixed(r.candidateKernelTime->medianMs, 4) << " ms, reference "
+                << formatFixed(r.referenceKernelTime->medianMs, 4) << " ms\n";
+        out << "speedup: " << formatFixed(r.speedup, 3) << "x";
         if (r.physicalBoundMs > 0)
-            out << "   physical bound: " << fixedText(r.physicalBoundMs, 4) << " ms";
+            out << "   physical bound: " << formatFixed(r.physicalBoundMs, 4) << " ms";
         out << "\n";
     }
     for (const auto& f : r.flags)
         out << "flag " << f.code << ": " << f.message << "\n";
-    out << "worker: " << toString(r.workerState) << ", " << fixedText(r.wallMs / 1000.0, 2)
+    out << "worker: " << toString(r.workerState) << ", " << formatFixed(r.wallMs / 1000.0, 2)
         << " s\n";
 }
 
@@ -224,90 +220,42 @@ int commandEval(const Invocation& in) {
     }
 
     const std::string suiteDir = args.value("suite");
-    const std::string candidateDir = args.value("candidates");
     const TaskSuite suite = loadTaskSuite(suiteDir);
     for (const auto& p : suite.problems)
         std::cerr << "warning: " << p.path << ": " << p.message << "\n";
     if (suite.tasks.empty())
         throw Error("no tasks in " + suiteDir);
-    const int repeats = args.integer("repeat", 1);
-    if (repeats < 1 || repeats > 1000)
+    SuiteEvaluationOptions suiteOptions;
+    suiteOptions.candidateDirectory = args.value("candidates");
+    suiteOptions.eval = options;
+    suiteOptions.repeats = args.integer("repeat", 1);
+    if (suiteOptions.repeats < 1 || suiteOptions.repeats > 1000)
         throw Error("--repeat must be between 1 and 1000");
-    std::vector<Evaluator::Job> jobs;
-    std::vector<std::size_t> jobTask;
-    std::vector<TaskOutcome> outcomes;
-    for (std::size_t i = 0; i < suite.tasks.size(); ++i) {
-        const Task& t = suite.tasks[i];
-        outcomes.push_back({t.name, t.level, std::nullopt});
-        const auto path = std::filesystem::path(candidateDir) / (t.name + ".dice");
-        std::error_code ec;
-        if (!std::filesystem::is_regular_file(path, ec))
-            continue;
-        Evaluator::Job job;
-        job.task = &t;
-        job.source = readTextFile(path.string());
-        job.candidateName = path.filename().string();
-        job.options = options;
-        jobs.push_back(job);
-        jobTask.push_back(i);
-    }
-    // Repeats evaluate every candidate again; the metrics use the first round.
-    const std::size_t perRound = jobs.size();
-    for (int round = 1; round < repeats; ++round)
-        for (std::size_t k = 0; k < perRound; ++k) {
-            jobs.push_back(jobs[k]);
-            jobTask.push_back(jobTask[k]);
-        }
-    const auto results = evaluator.evaluateAll(jobs, [&](std::size_t i, const EvaluationResult& r) {
-        if (!json)
-            std::cerr << "  " << std::left << std::setw(28) << r.task << toString(r.verdict)
-                      << (r.speedup > 0 ? "  " + fixedText(r.speedup, 2) + "x" : "") << "\n";
-        (void)i;
-    });
+    const SuiteEvaluation evaluation = evaluateSuite(
+        evaluator, suite, suiteOptions, [&](const EvaluationResult& r, std::size_t, std::size_t) {
+            if (!json)
+                std::cerr << "  " << std::left << std::setw(28) << r.task << toString(r.verdict)
+                          << (r.speedup > 0 ? "  " + formatFixed(r.speedup, 2) + "x" : "") << "\n";
+        });
     nlohmann::json list = nlohmann::json::array();
-    bool allGood = true;
-    for (std::size_t k = 0; k < results.size(); ++k) {
-        if (k < perRound)
-            outcomes[jobTask[k]].result = results[k];
-        const std::int64_t id = keep(results[k], jobs[k].source);
-        nlohmann::json entry = toJson(results[k]);
+    bool allGood = evaluation.missing().empty();
+    for (const SuiteRun& run : evaluation.runs) {
+        const std::int64_t id = keep(run.result, run.source);
+        nlohmann::json entry = toJson(run.result);
         if (id > 0)
             entry["run_id"] = id;
-        entry["round"] = perRound ? k / perRound : 0;
+        entry["round"] = run.round;
         list.push_back(entry);
-        allGood = allGood && acceptable(results[k], options.strict);
+        allGood = allGood && acceptable(run.result, options.strict);
     }
-    allGood = allGood && perRound == suite.tasks.size();
-    const MetricsTable metrics = computeMetrics(outcomes);
-    if (json) {
-        nlohmann::json missing = nlohmann::json::array();
-        for (const auto& o : outcomes)
-            if (!o.result)
-                missing.push_back(o.task);
+    if (json)
         std::cout << nlohmann::json{{"results", list},
-                                    {"missing", missing},
-                                    {"metrics", toJson(metrics)}}
+                                    {"missing", evaluation.missing()},
+                                    {"metrics", toJson(evaluation.metrics)}}
                          .dump(2)
                   << "\n";
-    } else {
-        std::cout << std::left << std::setw(28) << "task" << std::setw(7) << "level"
-                  << std::setw(18) << "verdict" << std::setw(10) << "speedup"
-                  << "flags\n";
-        for (const auto& o : outcomes) {
-            std::cout << std::left << std::setw(28) << o.task << std::setw(7) << o.level;
-            if (!o.result) {
-                std::cout << "no candidate\n";
-                continue;
-            }
-            std::string flags;
-            for (const auto& f : o.result->flags)
-                flags += (flags.empty() ? "" : ",") + f.code;
-            std::cout << std::setw(18) << toString(o.result->verdict) << std::setw(10)
-                      << (o.result->speedup > 0 ? fixedText(o.result->speedup, 2) + "x" : "-")
-                      << flags << "\n";
-        }
-        std::cout << "\n" << formatMetricsTable(metrics);
-    }
+    else
+        std::cout << formatSuiteEvaluation(evaluation);
     return allGood ? 0 : 1;
 }
 

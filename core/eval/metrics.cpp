@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/eval/metrics.h"
 
+#include "core/common/number_format.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -104,18 +106,8 @@ nlohmann::json toJson(const MetricsTable& table) {
 
 std::string formatMetricsTable(const MetricsTable& table) {
     std::ostringstream out;
-    auto percent = [](double v) {
-        std::ostringstream s;
-        s << std::fixed << std::setprecision(1) << 100.0 * v;
-        return s.str();
-    };
-    auto times = [](double v) {
-        if (v <= 0)
-            return std::string("-");
-        std::ostringstream s;
-        s << std::fixed << std::setprecision(2) << v << "x";
-        return s.str();
-    };
+    auto percent = [](double v) { return formatFixed(100.0 * v, 1); };
+    auto times = [](double v) { return v <= 0 ? std::string("-") : formatFixed(v, 2) + "x"; };
     for (bool strict : {false, true}) {
         const auto& rows = strict ? table.strict : table.raw;
         out << (strict ? "strict (fallbacks never count)\n" : "raw (fallbacks count)\n");

@@ -6,7 +6,7 @@
 
 #include "core/eval/native_gpu_run.h"
 
-#include "core/common/number_text.h"
+#include "core/common/number_format.h"
 #include "core/cuda/torch_cuda_bridge.h"
 #include "core/eval/candidate_fault.h"
 #include "core/eval/native_inputs.h"
@@ -225,10 +225,10 @@ void GpuRun::finish() {
         if (m_p.fallback)
             m_r.message = "computes with PyTorch operators instead of its kernels";
         else if (m_r.candidateTime && m_r.referenceTime)
-            m_r.message = "correct; " + fixedDecimals(m_r.candidateTime->medianMs, 3) +
+            m_r.message = "correct; " + formatFixed(m_r.candidateTime->medianMs, 3) +
                           " ms against the reference's " +
-                          fixedDecimals(m_r.referenceTime->medianMs, 3) + " ms (" +
-                          fixedDecimals(m_r.speedup, 2) + "x)";
+                          formatFixed(m_r.referenceTime->medianMs, 3) + " ms (" +
+                          formatFixed(m_r.speedup, 2) + "x)";
         else
             m_r.message = "correct";
     }

@@ -3,7 +3,7 @@
 
 #include "core/eval/native_output_checks.h"
 
-#include "core/common/number_text.h"
+#include "core/common/number_format.h"
 #include "core/eval/candidate_fault.h"
 
 #include <algorithm>
@@ -113,8 +113,8 @@ Comparison compareOutputs(const std::vector<at::Tensor>& out, const std::vector<
         if (badCount > 0) {
             c.passed = false;
             c.detail = which + std::to_string(badCount) + " of " + std::to_string(r.numel()) +
-                       " elements outside atol " + fixedDecimals(tol.atol, 6) + ", rtol " +
-                       fixedDecimals(tol.rtol, 6);
+                       " elements outside atol " + formatFixed(tol.atol, 6) + ", rtol " +
+                       formatFixed(tol.rtol, 6);
             if (nanCount > 0)
                 c.detail += " (" + std::to_string(nanCount) +
                             " are NaN: elements never written hold the poison)";

@@ -4,7 +4,7 @@
 
 #include "core/eval/native_timing.h"
 
-#include "core/common/number_text.h"
+#include "core/common/number_format.h"
 #include "core/common/statistics.h"
 #include "core/cuda/cuda_context.h"
 #include "core/eval/native_gpu_run.h"
@@ -221,13 +221,13 @@ void GpuRun::timing(std::uint64_t base) {
     if (m_r.candidateKernelTime && cand > 0 &&
         m_r.candidateKernelTime->medianMs > 1.2 * cand + 0.01)
         addFlag(m_r, "timing_mismatch",
-                "CUPTI saw " + fixedDecimals(m_r.candidateKernelTime->medianMs, 3) +
-                    " ms of kernels per call, the events on our stream " + fixedDecimals(cand, 3) +
+                "CUPTI saw " + formatFixed(m_r.candidateKernelTime->medianMs, 3) +
+                    " ms of kernels per call, the events on our stream " + formatFixed(cand, 3) +
                     " ms: work ran outside the timed stream");
     if (m_r.speedup > m_options.excessiveSpeedup)
         addFlag(m_r, "excessive_speedup",
-                fixedDecimals(m_r.speedup, 1) + "x faster than the reference (above " +
-                    fixedDecimals(m_options.excessiveSpeedup, 0) + "x): check it by hand");
+                formatFixed(m_r.speedup, 1) + "x faster than the reference (above " +
+                    formatFixed(m_options.excessiveSpeedup, 0) + "x): check it by hand");
     physicalBound(params);
 }
 
@@ -255,10 +255,10 @@ void GpuRun::physicalBound(const std::vector<at::Tensor>& params) {
     if (boundMs > 0 && m_r.candidateTime && m_r.candidateTime->medianMs > 0 &&
         m_r.candidateTime->medianMs < boundMs)
         addFlag(m_r, "below_physical_bound",
-                "the candidate took " + fixedDecimals(m_r.candidateTime->medianMs, 4) +
+                "the candidate took " + formatFixed(m_r.candidateTime->medianMs, 4) +
                     " ms; moving its bytes at peak bandwidth and doing its FLOPs at the peak "
                     "rate takes at least " +
-                    fixedDecimals(boundMs, 4) + " ms");
+                    formatFixed(boundMs, 4) + " ms");
 }
 
 } // namespace dice::native

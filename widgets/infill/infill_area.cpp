@@ -2,11 +2,9 @@
 #include "widgets/infill/infill_area.h"
 
 #include "core/common/file_util.h"
-#include "core/prompts/native_prompts.h"
-#include "core/tasks/holes.h"
+#include "core/infill/infill_plan.h"
 #include "core/infill/text_diff.h"
-#include "core/prompts/answer.h"
-#include "core/prompts/kernelbench_prompts.h"
+#include "core/tasks/holes.h"
 #include "widgets/editor/code_editor.h"
 #include "widgets/editor/find_bar.h"
 #include "widgets/generate/denoising_canvas.h"
@@ -33,10 +31,6 @@
 namespace dice {
 
 namespace {
-
-bool isKernelBenchText(const std::string& text) {
-    return kernelbench::detectDialect(text).dialect == kernelbench::Dialect::KernelBench;
-}
 
 std::optional<Hole> findHole(const std::string& text, const QString& name) {
     for (const Hole& hole : findHoles(text))
@@ -208,8 +202,9 @@ void InfillArea::setSkeleton(const QString& text) {
     m_canvas->setTrace(nullptr);
     m_work.clear();
     m_skeleton = text;
-    m_editor->setLanguage(isKernelBenchText(text.toStdString()) ? CodeEditor::Language::Python
-                                                                : CodeEditor::Language::Cuda);
+    m_editor->setLanguage(infillDialect(text.toStdString()) == InfillDialect::KernelBench
+                              ? CodeEditor::Language::Python
+                              : CodeEditor::Language::Cuda);
     m_editor->setText(text);
     m_editor->SendScintilla(QsciScintilla::SCI_EMPTYUNDOBUFFER);
     m_canvas->setTrace(nullptr);
@@ -356,111 +351,68 @@ bool InfillArea::makeHoleFromSelection(const QString& name, QString* error) {
             *error = tr("Select the code the hole should replace first.");
         return false;
     }
-    if (holeNames().contains(name)) {
+    const int begin = m_editor->positionFromLineIndex(lineFrom, indexFrom);
+    const int end = m_editor->positionFromLineIndex(lineTo, indexTo);
+    const HoleEdit edit = holeFromSelection(text().toStdString(), static_cast<std::size_t>(begin),
+                                            static_cast<std::size_t>(end), name.toStdString());
+    switch (edit.problem) {
+    case HoleEdit::Problem::None:
+        break;
+    case HoleEdit::Problem::NameTaken:
         if (error)
             *error = tr("There is a hole named \"%1\" already.").arg(name);
         return false;
-    }
-    const int begin = m_editor->positionFromLineIndex(lineFrom, indexFrom);
-    const int end = m_editor->positionFromLineIndex(lineTo, indexTo);
-    std::string updated;
-    const std::string current = text().toStdString();
-    try {
-        updated = makeHole(current, static_cast<std::size_t>(begin), static_cast<std::size_t>(end),
-                           name.toStdString());
-    } catch (const std::exception& e) {
+    case HoleEdit::Problem::Invalid:
         if (error)
-            *error = QString::fromStdString(e.what());
+            *error = QString::fromStdString(edit.message);
         return false;
     }
-    // Only the changed middle is replaced, so the edit is one undo step and the view keeps its
-    // place.
-    std::size_t prefix = 0;
-    while (prefix < current.size() && prefix < updated.size() && current[prefix] == updated[prefix])
-        ++prefix;
-    std::size_t suffix = 0;
-    while (suffix < current.size() - prefix && suffix < updated.size() - prefix &&
-           current[current.size() - 1 - suffix] == updated[updated.size() - 1 - suffix])
-        ++suffix;
     m_editor->beginUndoAction();
-    m_editor->SendScintilla(QsciScintilla::SCI_SETSEL, static_cast<unsigned long>(prefix),
-                            static_cast<long>(current.size() - suffix));
-    m_editor->replaceSelectedText(
-        QString::fromStdString(updated.substr(prefix, updated.size() - suffix - prefix)));
+    m_editor->SendScintilla(QsciScintilla::SCI_SETSEL, static_cast<unsigned long>(edit.offset),
+                            static_cast<long>(edit.offset + edit.length));
+    m_editor->replaceSelectedText(QString::fromStdString(edit.replacement));
     m_editor->endUndoAction();
     return true;
 }
 
 QString InfillArea::contextText(const QString& name) const {
-    // Holes filled before this one in the same run lend their proposals as context.
-    std::string context = text().toStdString();
-    for (const Hole& hole : findHoles(context)) {
-        const QString other = QString::fromStdString(hole.name);
-        if (other == name)
-            continue;
-        const auto it = m_work.find(other);
-        if (it == m_work.end() || it->second.state != HoleState::Proposed)
-            continue;
-        if (const auto now = findHole(context, other))
-            context = dice::fillHole(context, *now, it->second.proposal.toStdString());
-    }
-    return QString::fromStdString(context);
+    std::map<std::string, std::string> proposals;
+    for (const auto& [hole, work] : m_work)
+        if (work.state == HoleState::Proposed)
+            proposals[hole.toStdString()] = work.proposal.toStdString();
+    return QString::fromStdString(
+        contextForHole(text().toStdString(), name.toStdString(), proposals));
 }
 
 QString InfillArea::promptFor(const QString& name, QString* error) const {
-    const std::string context = contextText(name).toStdString();
-    const auto hole = findHole(context, name);
-    if (!hole) {
+    const HolePrompt prompt =
+        promptForHole(contextText(name).toStdString(), name.toStdString(), m_state->currentTask());
+    switch (prompt.problem) {
+    case HolePrompt::Problem::None:
+        break;
+    case HolePrompt::Problem::NoSuchHole:
         if (error)
             *error = tr("There is no hole named \"%1\".").arg(name);
         return QString();
-    }
-    if (isKernelBenchText(context)) {
-        const Task* task = m_state->currentTask();
-        const InfillContext parts = infillContext(context, *hole);
-        kernelbench::InfillSkeleton skeleton;
-        skeleton.pytorchCode = task ? task->pytorchModule : std::string();
-        skeleton.prefix = parts.prefix;
-        skeleton.suffix = parts.suffix;
-        try {
-            return QString::fromStdString(
-                kernelbench::infillMessage(skeleton, kernelbench::loadPromptExamples()));
-        } catch (const std::exception& e) {
-            if (error)
-                *error = QString::fromStdString(e.what());
-            return QString();
-        }
-    }
-    const Task* task = m_state->currentTask();
-    if (!task) {
+    case HolePrompt::Problem::NoTask:
         if (error)
             *error = tr("A native skeleton is filled for a task: select one in the task browser.");
         return QString();
+    case HolePrompt::Problem::Failed:
+        if (error)
+            *error = QString::fromStdString(prompt.message);
+        return QString();
     }
-    return QString::fromStdString(nativeInfillPrompt(*task, context, name.toStdString()));
+    return QString::fromStdString(prompt.text);
 }
 
 QString InfillArea::answerToContent(const QString& name, const QString& answer,
                                     QString* note) const {
-    const std::string raw = answer.toStdString();
-    const std::string context = contextText(name).toStdString();
-    const auto hole = findHole(context, name);
-    if (hole && isKernelBenchText(context)) {
-        // The paper's infilling answer is the whole program; the middle is cut out and the given
-        // prefix and suffix are kept, whatever the model wrote there.
-        const auto extracted = kernelbench::extractFirstCodeBlock(raw);
-        const InfillContext parts = infillContext(context, *hole);
-        const auto splice = kernelbench::spliceInfill(extracted.found ? extracted.code : raw,
-                                                      parts.prefix, parts.suffix);
-        if (note)
-            *note = QString::fromStdString(splice.note);
-        return QString::fromStdString(splice.middle);
-    }
-    const auto extracted = kernelbench::extractFirstCodeBlock(raw);
-    std::string content = extracted.found ? extracted.code : kernelbench::stripModelTokens(raw);
-    while (!content.empty() && (content.back() == '\n' || content.back() == ' '))
-        content.pop_back();
-    return QString::fromStdString(content);
+    const HoleContent content = contentFromAnswer(contextText(name).toStdString(),
+                                                  name.toStdString(), answer.toStdString());
+    if (note)
+        *note = QString::fromStdString(content.note);
+    return QString::fromStdString(content.content);
 }
 
 void InfillArea::fillHole(const QString& name) {
@@ -506,7 +458,8 @@ void InfillArea::startNext() {
         request.prompt = prompt;
         request.chat = true;
         // Infilling answers are short: a kernel body, or a program for the KernelBench dialect.
-        request.options.maxTokens = isKernelBenchText(text().toStdString()) ? 2048 : 384;
+        request.options.maxTokens =
+            infillDialect(text().toStdString()) == InfillDialect::KernelBench ? 2048 : 384;
         request.options.blockLength = m_state->modelRunner()->summary().config.blockSize;
         request.options.steps = request.options.blockLength;
         request.options.strategy = RemaskStrategy::LowConfidenceDynamic;
