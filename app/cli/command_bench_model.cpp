@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
+#include "core/bench/model_bench.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
+#include "core/common/number_format.h"
 #include "core/cuda/torch_cuda_bridge.h"
-#include "core/bench/model_bench.h"
 #include "core/model/cpu_threads.h"
 #include "core/system/result_file.h"
 
@@ -26,12 +27,6 @@ std::vector<std::string> splitList(const std::string& text) {
         if (!item.empty())
             out.push_back(item);
     return out;
-}
-
-std::string fixed(double value, int digits) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
-    return buffer;
 }
 
 int runModelBench(const Invocation& in, const std::vector<std::string>& rest) {
@@ -131,22 +126,22 @@ int runModelBench(const Invocation& in, const std::vector<std::string>& rest) {
             for (const auto& g : shape["generation"]) {
                 if (g["batch"].get<std::int64_t>() != batch)
                     continue;
-                const std::string rate = fixed(g["tokens_per_s"].get<double>(), 1);
+                const std::string rate = formatFixed(g["tokens_per_s"].get<double>(), 1);
                 if (g["strategy"] == "low_confidence_static")
                     staticRate = rate;
                 else
                     dynamicRate = rate;
             }
             std::cout << shape["shape"].get<std::string>() << "  " << batch << "  "
-                      << fixed(pass["median_ms"].get<double>(), 3) << "  "
-                      << fixed(pass["bound_ms"].get<double>(), 3) << "  "
-                      << fixed(pass["ratio_to_bound"].get<double>(), 2) << "  "
+                      << formatFixed(pass["median_ms"].get<double>(), 3) << "  "
+                      << formatFixed(pass["bound_ms"].get<double>(), 3) << "  "
+                      << formatFixed(pass["ratio_to_bound"].get<double>(), 2) << "  "
                       << (pass.contains("transformers_median_ms")
-                              ? fixed(pass["transformers_median_ms"].get<double>(), 3)
+                              ? formatFixed(pass["transformers_median_ms"].get<double>(), 3)
                               : std::string("-"))
                       << "  "
                       << (pass.contains("speedup_vs_transformers")
-                              ? fixed(pass["speedup_vs_transformers"].get<double>(), 1) + "x"
+                              ? formatFixed(pass["speedup_vs_transformers"].get<double>(), 1) + "x"
                               : std::string("-"))
                       << "  " << staticRate << "  " << dynamicRate << "\n";
         }

@@ -10,6 +10,7 @@
 #include "core/bench/model_bench.h"
 
 #include "core/common/error.h"
+#include "core/common/statistics.h"
 #include "core/diffusion/qwen3_network.h"
 #include "core/diffusion/sdar_sampler.h"
 #include "core/model/cpu_threads.h"
@@ -17,19 +18,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <sstream>
 
 namespace dice {
 
 namespace {
-
-double median(std::vector<double> values) {
-    if (values.empty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    const size_t mid = values.size() / 2;
-    return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
-}
 
 void synchronize(const ModelBenchOptions& o) {
 #if DICE_TORCH_CUDA

@@ -4,6 +4,7 @@
 #include "core/diffusion/sdar_sampler.h"
 
 #include "core/common/error.h"
+#include "core/common/splitmix.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,13 +15,6 @@
 namespace dice {
 
 namespace {
-
-std::uint64_t splitmix(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
 
 // Uniform in the open interval (0, 1), so that inverse-CDF sampling never picks a zero-probability
 // token.
@@ -261,7 +255,7 @@ std::vector<GenerationResult> generate(DiffusionNetwork& network,
                             std::to_string(id) + ", outside the model's vocabulary");
         s.blockStart = s.promptLength / B * B;
         s.checked = s.promptLength;
-        s.rng.seed(splitmix(options.seed ^ splitmix(static_cast<std::uint64_t>(i))));
+        s.rng.seed(splitmix64(options.seed ^ splitmix64(static_cast<std::uint64_t>(i))));
         capacity = std::max(capacity, total);
     }
     std::vector<GenerationResult> results(prompts.size());

@@ -4,6 +4,7 @@
 #include "core/eval/native_inputs.h"
 
 #include "core/common/error.h"
+#include "core/common/splitmix.h"
 #include "core/model/safetensors.h"
 #include "core/model/safetensors_torch.h"
 
@@ -33,10 +34,7 @@ c10::ScalarType scalarType(DType dtype) {
 }
 
 std::uint64_t mixSeed(std::uint64_t seed, std::uint64_t salt) {
-    std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (salt + 1);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return (z ^ (z >> 31)) & 0x7FFFFFFFFFFFFFFFULL;
+    return splitmix64(seed + 0x9E3779B97F4A7C15ULL * salt) & 0x7FFFFFFFFFFFFFFFULL;
 }
 
 at::Tensor makeTensor(const Task& task, const TensorSpec& spec, const std::string& preset,

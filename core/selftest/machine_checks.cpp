@@ -2,6 +2,8 @@
 #include <torch/torch.h>
 
 #include "core/common/error.h"
+#include "core/common/number_format.h"
+#include "core/common/statistics.h"
 #include "core/cuda/cuda_context.h"
 #include "core/cuda/cupti_tracer.h"
 #include "core/cuda/device_info.h"
@@ -12,7 +14,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 namespace dice {
 
@@ -42,19 +43,8 @@ NvrtcCompiler& compiler() {
     return instance;
 }
 
-std::string format(double value, int precision = 3) {
-    std::ostringstream out;
-    out.precision(precision);
-    out << std::fixed << value;
-    return out.str();
-}
-
-double median(std::vector<double> values) {
-    if (values.empty())
-        return 0;
-    std::sort(values.begin(), values.end());
-    const size_t mid = values.size() / 2;
-    return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+std::string format(double value, int digits = 3) {
+    return formatFixed(value, digits);
 }
 
 void checkLibTorchCpu(CheckResult& result) {
