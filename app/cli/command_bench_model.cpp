@@ -9,7 +9,6 @@
 #include "core/model/cpu_threads.h"
 #include "core/system/result_file.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
