@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <iomanip>
 #include <iostream>
 #include <optional>
 
@@ -74,7 +75,8 @@ void printResult(const std::string& file, const CompileResult& r, std::ostream& 
         out << file << ": compilation for " << r.architecture << " failed\n";
         return;
     }
-    out << file << ": compiled for " << r.architecture << " in " << r.milliseconds << " ms\n";
+    out << file << ": compiled for " << r.architecture << " in " << std::fixed
+        << std::setprecision(1) << r.milliseconds << " ms\n";
     for (const auto& u : r.resources)
         out << "  " << u.function << ": " << u.registers << " registers, " << u.sharedBytes
             << " B shared, " << u.stackFrameBytes << " B stack, " << u.spillStoreBytes
@@ -101,12 +103,12 @@ int commandCompile(const Invocation& in) {
     if (!NvrtcCompiler::available())
         throw Error("this build has no NVRTC (the CUDA toolkit was not found when it was "
                     "configured)");
-    const std::string text = readTextFile(args.positionals().front());
     const std::string file = args.value("name", args.positionals().front());
     if (file.empty()) {
         std::cerr << "dice compile: --name needs a file name\n";
         return 2;
     }
+    const std::string text = readTextFile(args.positionals().front());
     // A native candidate's device part keeps the file's line numbers through its #line.
     const std::string source = text.find("#pragma dice device") != std::string::npos
                                    ? parseNativeCandidate(text, file).deviceForCompiler()

@@ -5,6 +5,10 @@
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/occupancy.h"
 #include "core/cuda/ptx_line_map.h"
+#include "core/cuda/sass_disassembler.h"
+#include "core/system/child_process.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QtTest>
 
@@ -162,6 +166,65 @@ private Q_SLOTS:
         QCOMPARE(sourceLinesOf("st.global.u16"), std::set<int>{34});
         QCOMPARE(sourceLinesOf("mul.f32"), std::set<int>{34});
         QCOMPARE(sourceLinesOf("ld.global.nc.f32"), (std::set<int>{6, 17}));
+    }
+
+    // `dice compile` prints what the Profile area shows: diagnostics, resources, the PTX.
+    void compileCommandPrintsWhatTheProfileShows() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        QTemporaryDir dir;
+        const std::string ptxFile = dir.filePath("kern.ptx").toStdString();
+        dice::ChildRunOptions options;
+        options.timeoutMs = 120000;
+        const auto run = dice::runChild(
+            {{DICE_BIN_DIR "/dice", "compile", DICE_TEST_FIXTURES "/kernel-listings/kern.cu",
+              "--name", "kern.cu", "--arch", "sm_90", "--json", "--write-ptx", ptxFile}},
+            options);
+        QVERIFY2(run.ok(), (run.exit.describe() + ": " + run.err).c_str());
+        const auto j = nlohmann::json::parse(run.out);
+        QCOMPARE(j["ok"].get<bool>(), true);
+        QCOMPARE(j["architecture"].get<std::string>(), std::string("sm_90"));
+        QCOMPARE(j["diagnostics"].size(), std::size_t(0));
+        std::set<std::string> kernels;
+        for (const auto& r : j["resources"])
+            kernels.insert(r["function"].get<std::string>());
+        QVERIFY(kernels.count("relu_kernel") && kernels.count("row_sum_kernel"));
+        QCOMPARE(kernels.size(), std::size_t(4));
+        const auto map = dice::PtxLineMap::build(dice::readTextFile(ptxFile), "kern.cu");
+        QVERIFY(map.coveredSourceLines() >= 15);
+
+        // A native candidate compiles its device part under the file's line numbers.
+        const auto candidate = dice::runChild(
+            {{DICE_BIN_DIR "/dice", "compile", DICE_TEST_FIXTURES "/candidates/relu_basic.dice"}},
+            options);
+        QVERIFY2(candidate.ok(), candidate.out.c_str());
+        QVERIFY2(candidate.out.find("relu_kernel: ") != std::string::npos, candidate.out.c_str());
+
+        // An error names its line and fails the command.
+        const QString broken = dir.filePath("broken.cu");
+        {
+            QFile file(broken);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("extern \"C\" __global__ void k(float* y)\n{\n    y[0] = missing;\n}\n");
+        }
+        const auto failed = dice::runChild(
+            {{DICE_BIN_DIR "/dice", "compile", broken.toStdString(), "--name", "broken.cu"}},
+            options);
+        QCOMPARE(failed.exit.exitCode, 1);
+        QVERIFY2(failed.out.find("broken.cu:3:") != std::string::npos, failed.out.c_str());
+
+        // Without a disassembler, --sass fails and says what is missing.
+        if (!dice::findSassTool()) {
+            const auto sass =
+                dice::runChild({{DICE_BIN_DIR "/dice", "compile",
+                                 DICE_TEST_FIXTURES "/kernel-listings/kern.cu", "--sass"}},
+                               options);
+            QCOMPARE(sass.exit.exitCode, 1);
+            QVERIFY2(sass.err.find("neither nvdisasm nor cuobjdump") != std::string::npos,
+                     sass.err.c_str());
+        }
+        const auto usage = dice::runChild({{DICE_BIN_DIR "/dice", "compile"}}, options);
+        QCOMPARE(usage.exit.exitCode, 2);
     }
 
     // The figures of the CUDA occupancy calculator for compute capability 9.0: 64K registers in
