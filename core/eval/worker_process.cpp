@@ -51,7 +51,11 @@ bool WorkerProcess::start(std::string* error) {
     ChildCommand command;
     command.argv.push_back(m_executable);
     command.argv.insert(command.argv.end(), m_arguments.begin(), m_arguments.end());
-    if (!m_child.start(command, ChildStreams(), error))
+    // The worker stays in our process group, so that a terminal's Ctrl+C ends it with us even
+    // while it runs a hung kernel.
+    ChildStart how;
+    how.ownGroup = false;
+    if (!m_child.start(command, how, error))
         return false;
     m_outBuffer.clear();
     ++m_starts;

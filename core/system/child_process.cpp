@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -210,8 +211,7 @@ ChildProcess::~ChildProcess() {
     closePipes();
 }
 
-bool ChildProcess::start(const ChildCommand& command, const ChildStreams& streams,
-                         std::string* error) {
+bool ChildProcess::start(const ChildCommand& command, const ChildStart& how, std::string* error) {
     const auto fail = [error](const std::string& why) {
         if (error)
             *error = why;
@@ -265,11 +265,11 @@ bool ChildProcess::start(const ChildCommand& command, const ChildStreams& stream
              {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1], &report[0], &report[1], &null})
             closeFd(*fd);
     };
-    const bool wantNull = streams.in == ChildStream::Null || streams.out == ChildStream::Null ||
-                          streams.err == ChildStream::Null;
-    bool made = (streams.in != ChildStream::Pipe || ::pipe2(in, O_CLOEXEC) == 0) &&
-                (streams.out != ChildStream::Pipe || ::pipe2(out, O_CLOEXEC) == 0) &&
-                (streams.err != ChildStream::Pipe || ::pipe2(err, O_CLOEXEC) == 0) &&
+    const bool wantNull =
+        how.in == ChildStream::Null || how.out == ChildStream::Null || how.err == ChildStream::Null;
+    bool made = (how.in != ChildStream::Pipe || ::pipe2(in, O_CLOEXEC) == 0) &&
+                (how.out != ChildStream::Pipe || ::pipe2(out, O_CLOEXEC) == 0) &&
+                (how.err != ChildStream::Pipe || ::pipe2(err, O_CLOEXEC) == 0) &&
                 ::pipe2(report, O_CLOEXEC) == 0 &&
                 (!wantNull || (null = ::open("/dev/null", O_RDWR | O_CLOEXEC)) >= 0);
     for (int* fd :
@@ -283,9 +283,9 @@ bool ChildProcess::start(const ChildCommand& command, const ChildStreams& stream
     const auto source = [null](ChildStream stream, int pipeEnd) {
         return stream == ChildStream::Pipe ? pipeEnd : stream == ChildStream::Null ? null : -1;
     };
-    const int childIn = source(streams.in, in[0]);
-    const int childOut = source(streams.out, out[1]);
-    const int childErr = source(streams.err, err[1]);
+    const int childIn = source(how.in, in[0]);
+    const int childOut = source(how.out, out[1]);
+    const int childErr = source(how.err, err[1]);
     // Used by the child only where close_range cannot mark its descriptors.
     rlimit files{};
     int lastFd = 65535;
@@ -293,6 +293,9 @@ bool ChildProcess::start(const ChildCommand& command, const ChildStreams& stream
         lastFd = static_cast<int>(std::min<rlim_t>(files.rlim_cur, rlim_t(1) << 20)) - 1;
     sigset_t noSignals;
     sigemptyset(&noSignals);
+    const pid_t parent = ::getpid();
+    const bool ownGroup = how.ownGroup;
+    const bool endsWithStarter = how.endsWithStarter;
 
     const pid_t pid = ::fork();
     if (pid < 0) {
@@ -301,7 +304,11 @@ bool ChildProcess::start(const ChildCommand& command, const ChildStreams& stream
         return fail("cannot start " + name + ": " + why);
     }
     if (pid == 0) {
-        ::setpgid(0, 0);
+        if (ownGroup)
+            ::setpgid(0, 0);
+        // A parent that died before this line would never send the signal.
+        if (endsWithStarter && (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent))
+            ::_exit(127);
         // A parent that ignores SIGPIPE (or blocks signals in this thread) must not hand that on:
         // an ignored signal stays ignored across exec.
         ::signal(SIGPIPE, SIG_DFL);
@@ -336,7 +343,8 @@ bool ChildProcess::start(const ChildCommand& command, const ChildStreams& stream
         ::_exit(127);
     }
     // Both sides set the group, so that it exists whichever runs first.
-    ::setpgid(pid, pid);
+    if (ownGroup)
+        ::setpgid(pid, pid);
     closeFd(in[0]);
     closeFd(out[1]);
     closeFd(err[1]);
@@ -359,6 +367,7 @@ bool ChildProcess::start(const ChildCommand& command, const ChildStreams& stream
         return fail("cannot start " + program + ": " + std::strerror(failure.error));
     }
     m_pid = pid;
+    m_ownGroup = ownGroup;
     m_in = in[1];
     m_out = out[0];
     m_err = err[0];
@@ -453,7 +462,7 @@ ChildProcess::ReadState ChildProcess::readAvailable(int fd, std::string& buffer)
 void ChildProcess::kill(int signal) {
     if (m_pid <= 0)
         return;
-    if (::kill(-m_pid, signal) != 0)
+    if (!m_ownGroup || ::kill(-m_pid, signal) != 0)
         ::kill(m_pid, signal);
 }
 
@@ -483,12 +492,13 @@ ChildExit ChildProcess::wait(int timeoutMs) {
 ChildResult runChild(const ChildCommand& command, const ChildRunOptions& options) {
     ChildResult result;
     ChildProcess child;
-    ChildStreams streams;
-    streams.in = options.input ? ChildStream::Pipe : ChildStream::Null;
-    streams.out = options.out;
-    streams.err = options.err;
+    ChildStart how;
+    how.in = options.input ? ChildStream::Pipe : ChildStream::Null;
+    how.out = options.out;
+    how.err = options.err;
+    how.endsWithStarter = true;
     std::string error;
-    if (!child.start(command, streams, &error)) {
+    if (!child.start(command, how, &error)) {
         result.exit.startError = error;
         return result;
     }

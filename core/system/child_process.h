@@ -37,11 +37,19 @@ struct ChildCommand {
     std::string workingDirectory;
 };
 
-// Where ChildProcess connects the child's stdin, stdout and stderr.
-struct ChildStreams {
+// How ChildProcess starts a child.
+struct ChildStart {
     ChildStream in = ChildStream::Pipe;
     ChildStream out = ChildStream::Pipe;
     ChildStream err = ChildStream::Pipe;
+    // A process group of its own, which kill() signals as a whole (what the child started goes
+    // too). Otherwise the parent's group, where a terminal's Ctrl+C reaches the child as well,
+    // and kill() signals the child alone.
+    bool ownGroup = true;
+    // SIGKILL for the child when the thread that started it ends, so that a parent that dies
+    // takes the child along. Linux ties this to the thread, not the process: only for a child
+    // the starting thread waits for.
+    bool endsWithStarter = false;
 };
 
 // How a child ended, or why it never ran.
@@ -78,7 +86,7 @@ public:
 
     // Starts the command; false with the reason (a missing program, a working folder that
     // cannot be entered, ...) in *error. A child that is already running is killed first.
-    bool start(const ChildCommand& command, const ChildStreams& streams, std::string* error);
+    bool start(const ChildCommand& command, const ChildStart& how, std::string* error);
 
     // Whether the child has not been reaped yet; a child that has exited is reaped here and its
     // end kept in exitStatus().
@@ -103,7 +111,7 @@ public:
     void closeStdout();
     void closeStderr();
 
-    // Sends a signal to the child's process group.
+    // Sends a signal to the child's process group (to the child alone when it shares ours).
     void kill(int signal);
     // Waits up to timeoutMs for the child to exit (a negative limit: as long as it takes); past
     // it the process group is killed with SIGKILL and the child reaped, and the end says it
@@ -117,6 +125,7 @@ private:
     void reaped(int status);
 
     pid_t m_pid = -1;
+    bool m_ownGroup = true;
     int m_in = -1;
     int m_out = -1;
     int m_err = -1;
@@ -149,7 +158,8 @@ struct ChildResult {
     bool ok() const { return exit.ok(); }
 };
 
-// Runs a command to its end (or to its time limit) and collects its output.
+// Runs a command to its end (or to its time limit) and collects its output. The child has a process
+// group of its own and ends with the thread that runs it.
 ChildResult runChild(const ChildCommand& command, const ChildRunOptions& options = {});
 
 } // namespace dice

@@ -22,14 +22,31 @@ dice::ChildResult shell(const std::string& script, const dice::ChildRunOptions& 
     return dice::runChild({{"/bin/sh", "-c", script}}, options);
 }
 
-// The state letter of /proc/PID/stat ('Z' for a zombie), or 0 when there is no such process.
-char processState(pid_t pid) {
+// The fields of /proc/PID/stat after the command's name: the state letter ('Z' for a zombie),
+// the parent, the process group, ...; empty when there is no such process.
+std::vector<std::string> processStat(pid_t pid) {
     std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
     std::string text;
     if (!std::getline(stat, text))
-        return 0;
+        return {};
     const auto close = text.rfind(')');
-    return close == std::string::npos || close + 2 >= text.size() ? 0 : text[close + 2];
+    if (close == std::string::npos)
+        return {};
+    std::istringstream fields(text.substr(close + 1));
+    std::vector<std::string> out;
+    for (std::string field; fields >> field;)
+        out.push_back(field);
+    return out;
+}
+
+char processState(pid_t pid) {
+    const auto stat = processStat(pid);
+    return stat.empty() ? 0 : stat[0][0];
+}
+
+pid_t processGroup(pid_t pid) {
+    const auto stat = processStat(pid);
+    return stat.size() < 3 ? 0 : static_cast<pid_t>(std::stol(stat[2]));
 }
 
 } // namespace
@@ -257,7 +274,7 @@ private Q_SLOTS:
     void longLivedChildTalksBothWays() {
         dice::ChildProcess child;
         std::string error;
-        QVERIFY2(child.start({{"cat"}}, dice::ChildStreams(), &error), error.c_str());
+        QVERIFY2(child.start({{"cat"}}, dice::ChildStart(), &error), error.c_str());
         QVERIFY(child.pid() > 0);
         QVERIFY(child.running());
         QVERIFY(child.write("ping\n"));
@@ -279,23 +296,56 @@ private Q_SLOTS:
     void longLivedChildCanBeKilled() {
         dice::ChildProcess child;
         std::string error;
-        QVERIFY(child.start({{"sleep", "60"}}, dice::ChildStreams(), &error));
+        QVERIFY(child.start({{"sleep", "60"}}, dice::ChildStart(), &error));
         child.kill(SIGKILL);
         const auto end = child.wait(10000);
         QCOMPARE(end.signal, SIGKILL);
         QVERIFY(!end.timedOut);
         QVERIFY(!child.running());
         // A wait that runs out kills it and says so.
-        QVERIFY(child.start({{"sleep", "60"}}, dice::ChildStreams(), &error));
+        QVERIFY(child.start({{"sleep", "60"}}, dice::ChildStart(), &error));
         const auto late = child.wait(100);
         QVERIFY(late.timedOut);
         QCOMPARE(late.signal, SIGKILL);
     }
 
+    void processGroupIsTheChildsOwnOrOurs() {
+        dice::ChildProcess own;
+        std::string error;
+        QVERIFY(own.start({{"sleep", "60"}}, dice::ChildStart(), &error));
+        QCOMPARE(processGroup(own.pid()), own.pid());
+        dice::ChildStart shared;
+        shared.ownGroup = false;
+        dice::ChildProcess ours;
+        QVERIFY(ours.start({{"sleep", "60"}}, shared, &error));
+        QCOMPARE(processGroup(ours.pid()), ::getpgrp());
+        // kill() reaches the child alone, not the group it shares with us.
+        ours.kill(SIGKILL);
+        QCOMPARE(ours.wait(10000).signal, SIGKILL);
+        own.kill(SIGKILL);
+        QCOMPARE(own.wait(10000).signal, SIGKILL);
+    }
+
+    void childEndsWithTheThreadThatStartedIt() {
+        dice::ChildProcess child;
+        dice::ChildStart how;
+        how.endsWithStarter = true;
+        bool started = false;
+        std::thread starter([&] {
+            std::string error;
+            started = child.start({{"sleep", "60"}}, how, &error);
+        });
+        starter.join();
+        QVERIFY(started);
+        const auto end = child.wait(10000);
+        QCOMPARE(end.signal, SIGKILL);
+        QVERIFY(!end.timedOut);
+    }
+
     void childThatDiedIsSeenByRunning() {
         dice::ChildProcess child;
         std::string error;
-        QVERIFY(child.start({{"/bin/sh", "-c", "exit 7"}}, dice::ChildStreams(), &error));
+        QVERIFY(child.start({{"/bin/sh", "-c", "exit 7"}}, dice::ChildStart(), &error));
         for (int i = 0; i < 500 && child.running(); ++i)
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         QVERIFY(!child.running());
