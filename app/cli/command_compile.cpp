@@ -136,7 +136,8 @@ int commandCompile(const Invocation& in) {
             if (sass->ok())
                 j["sass"]["listing"] = toJson(sass->listing);
         }
-        std::cout << j.dump(2) << "\n";
+        // NVRTC's messages quote the source, which need not be UTF-8.
+        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return ok ? 0 : 1;
     }
     printResult(file, result, std::cout);

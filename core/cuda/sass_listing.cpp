@@ -3,6 +3,7 @@
 
 #include "core/common/error.h"
 #include "core/cuda/ptx_line_map.h"
+#include "core/tokenizer/byte_level.h"
 
 #include <algorithm>
 #include <cctype>
@@ -155,6 +156,16 @@ std::string sectionOf(const std::string& line) {
     return trimmed(line.substr(begin, end - begin));
 }
 
+// The tools write ASCII, and UTF-8 in file names; anything else is not their output.
+void requireText(const std::string& tool, const std::string& text) {
+    const std::size_t bad = bytelevel::firstInvalidUtf8(text);
+    if (bad == std::string::npos)
+        return;
+    const auto lineNumber =
+        1 + std::count(text.begin(), text.begin() + static_cast<long>(bad), '\n');
+    throw Error(tool + " output, line " + std::to_string(lineNumber) + ": not UTF-8 text");
+}
+
 std::string fileName(const std::string& path) {
     const auto slash = path.find_last_of('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -170,6 +181,7 @@ std::string SassInstruction::text() const {
 }
 
 SassListing parseNvdisasmListing(const std::string& text) {
+    requireText("nvdisasm", text);
     SassListing listing;
     SassFunction* function = nullptr;
     // With -gi an instruction's place comes as a chain of lines: the innermost first, each with
@@ -252,6 +264,7 @@ SassListing parseNvdisasmListing(const std::string& text) {
 }
 
 SassListing parseCuobjdumpListing(const std::string& text) {
+    requireText("cuobjdump", text);
     SassListing listing;
     SassFunction* function = nullptr;
     std::istringstream in(text);

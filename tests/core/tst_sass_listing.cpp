@@ -260,6 +260,21 @@ private Q_SLOTS:
         }
     }
 
+    void textThatIsNotUtf8IsRejected() {
+        const std::string text = "//--------------------- .text.k ---\n"
+                                 "        /*0000*/ EXIT ;\n"
+                                 "        /*0010*/ BRA \xea\x80 ;\n";
+        for (const auto parse : {dice::parseNvdisasmListing, dice::parseCuobjdumpListing}) {
+            try {
+                parse(text);
+                QFAIL("accepted");
+            } catch (const dice::Error& e) {
+                QVERIFY2(std::string(e.what()).find("line 3: not UTF-8 text") != std::string::npos,
+                         e.what());
+            }
+        }
+    }
+
     void cuobjdumpRejectsWhatItDoesNotKnow() {
         QVERIFY_THROWS_EXCEPTION(dice::Error,
                                  dice::parseCuobjdumpListing("cuobjdump fatal : not a cubin\n"));
