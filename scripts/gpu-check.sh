@@ -97,6 +97,12 @@ for step in "${steps[@]}"; do
         "$dice" bench model --shapes "$shape" --output "bench-model-$shape-$device.json" ||
             status=1
         ;;
+    sass-fixtures)
+        # The golden files of the PTX line map and the SASS parser: NVRTC's PTX of kern.cu and
+        # what nvdisasm and cuobjdump print for its cubins, to be copied over the committed ones
+        # (tests/fixtures/kernel-listings/README.md).
+        PYTHON="$python" "$here/scripts/kernel-listings.sh" "$dice" kernel-listings || status=1
+        ;;
     nano-curate | nano-train | nano-eval)
         # The embedded model (docs/dice-nano.md): its corpus and the curation of it, its training,
         # and its evaluation. Corpora, runs and answers stay in build/nano; the result files go to

@@ -1191,6 +1191,10 @@ committed at step %4 (block %5), confidence %6</source>
         <translation>// 逆アセンブル中…</translation>
     </message>
     <message>
+        <source>// The SASS could not be made: %1</source>
+        <translation>// SASS を作れませんでした: %1</translation>
+    </message>
+    <message>
         <source>Evaluating against %1…</source>
         <translation>%1 と照合して評価中…</translation>
     </message>

@@ -29,6 +29,8 @@ const std::vector<Command>& commands() {
          dice::cli::commandTokenizer},
         {"bench", "benchmarks that write result files (tokenizer, model, ...)",
          dice::cli::commandBench},
+        {"compile", "compile a kernel: diagnostics, resources, PTX, SASS with source lines",
+         dice::cli::commandCompile},
         {"eval", "evaluate a candidate, or a suite of them (--help)", dice::cli::commandEval},
         {"runs", "list and manage stored evaluations (--help)", dice::cli::commandRuns},
         {"kernelbench", "DICE's prompts, answer extraction and the KernelBench evaluator",

@@ -10,6 +10,7 @@
 #include "core/kernelbench/importer.h"
 #include "core/kernelbench/python_evaluator.h"
 #include "core/kernelbench/python_runtime.h"
+#include "core/system/child_process.h"
 #include "core/system/result_file.h"
 
 #include <nlohmann/json.hpp>
@@ -34,7 +35,7 @@ struct Entry {
     std::string problem;  // the KernelBench problem file
     std::string solution; // ModelNew with load_inline
     std::string native;   // the same kernels as a .dice file ("" when there is none)
-    kernelbench::ProcessResult prebuild;
+    ChildResult prebuild;
     double prebuildMs = 0;
     std::optional<EvaluationResult> python;
     std::string pythonError;
@@ -137,10 +138,12 @@ int kernelBenchAgreement(const std::vector<std::string>& argv,
         for (auto& e : entries)
             builders.emplace_back([&e, &python, &work, timeoutS] {
                 const auto started = std::chrono::steady_clock::now();
-                e.prebuild = kernelbench::runProcess(
-                    {python, kernelbench::pythonScript("kernelbench_worker.py"), "--prebuild",
-                     e.solution, "--build-dir", (work / "build").string()},
-                    timeoutS * 1000);
+                ChildRunOptions limit;
+                limit.timeoutMs = timeoutS * 1000;
+                e.prebuild =
+                    runChild({{python, kernelbench::pythonScript("kernelbench_worker.py"),
+                               "--prebuild", e.solution, "--build-dir", (work / "build").string()}},
+                             limit);
                 e.prebuildMs = millisecondsSince(started);
             });
         for (auto& t : builders)
@@ -187,10 +190,12 @@ int kernelBenchAgreement(const std::vector<std::string>& argv,
             continue;
         std::cout << e.name << ": native evaluator...\n" << std::flush;
         const auto started = std::chrono::steady_clock::now();
-        const auto run = kernelbench::runProcess(
-            {dice, "eval", e.taskFile, e.native, "--json", "--no-store"}, timeoutS * 1000);
+        ChildRunOptions limit;
+        limit.timeoutMs = timeoutS * 1000;
+        const auto run =
+            runChild({{dice, "eval", e.taskFile, e.native, "--json", "--no-store"}}, limit);
         e.nativeWallMs = millisecondsSince(started);
-        if (run.exitCode == 2 && run.err.find("unknown command") != std::string::npos) {
+        if (run.exit.exitCode == 2 && run.err.find("unknown command") != std::string::npos) {
             e.nativeError = "this build has no native evaluator (dice eval)";
             continue;
         }

@@ -14,10 +14,13 @@
 #include "core/diffusion/qwen3_network.h"
 #include "core/diffusion/sdar_sampler.h"
 #include "core/model/cpu_threads.h"
+#include "core/system/child_process.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <sstream>
+#include <thread>
 
 namespace dice {
 
@@ -100,27 +103,30 @@ std::string shellQuote(const std::string& word) {
 }
 
 nlohmann::json runTransformers(const ModelBenchOptions& o) {
-    const std::string command = shellQuote(o.python) + " " + shellQuote(o.transformersScript) +
-                                " --shapes " + shellQuote(joinText(o.shapes)) + " --dtype " +
-                                toString(o.dtype) + " --batch " + join(o.batches) + " --cached " +
-                                std::to_string(o.cached) + " --block " +
-                                std::to_string(o.blockLength) + " --device " +
-                                (o.device == ModelDevice::Cuda ? "cuda" : "cpu");
-    if (o.log)
+    const std::vector<std::string> argv = {
+        o.python,   o.transformersScript,
+        "--shapes", joinText(o.shapes),
+        "--dtype",  toString(o.dtype),
+        "--batch",  join(o.batches),
+        "--cached", std::to_string(o.cached),
+        "--block",  std::to_string(o.blockLength),
+        "--device", o.device == ModelDevice::Cuda ? "cuda" : "cpu"};
+    if (o.log) {
+        std::string command;
+        for (const auto& word : argv)
+            command += (command.empty() ? "" : " ") + shellQuote(word);
         o.log("transformers: " + command);
-    std::FILE* pipe = ::popen(command.c_str(), "r");
-    if (!pipe)
-        return {{"error", "cannot start " + o.python}};
-    std::string output;
-    char buffer[4096];
-    size_t got = 0;
-    while ((got = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0)
-        output.append(buffer, got);
-    const int status = ::pclose(pipe);
-    if (status != 0)
-        return {{"error", "the transformers script exited with status " + std::to_string(status)}};
+    }
+    // Its progress goes to our stderr as it runs; its stdout is the JSON.
+    ChildRunOptions options;
+    options.err = ChildStream::Inherit;
+    const ChildResult run = runChild({argv}, options);
+    if (!run.exit.started())
+        return {{"error", run.exit.startError}};
+    if (!run.ok())
+        return {{"error", "the transformers script " + run.exit.describe()}};
     try {
-        return nlohmann::json::parse(output);
+        return nlohmann::json::parse(run.out);
     } catch (const nlohmann::json::exception& e) {
         return {{"error", std::string("the transformers script printed no JSON: ") + e.what()}};
     }

@@ -46,16 +46,15 @@ bool isInstruction(const std::string& line) {
     return line.find(';') != std::string::npos;
 }
 
-// NVRTC names the file with the working folder in front; a match ends at a path separator.
-bool sameFile(const std::string& name, const std::string& sourceFile) {
-    if (sourceFile.empty() || name.size() < sourceFile.size() ||
-        name.compare(name.size() - sourceFile.size(), sourceFile.size(), sourceFile) != 0)
-        return false;
-    return name.size() == sourceFile.size() || sourceFile.front() == '/' ||
-           name[name.size() - sourceFile.size() - 1] == '/';
-}
-
 } // namespace
+
+bool lineTableNamesFile(const std::string& recorded, const std::string& sourceFile) {
+    if (sourceFile.empty() || recorded.size() < sourceFile.size() ||
+        recorded.compare(recorded.size() - sourceFile.size(), sourceFile.size(), sourceFile) != 0)
+        return false;
+    return recorded.size() == sourceFile.size() || sourceFile.front() == '/' ||
+           recorded[recorded.size() - sourceFile.size() - 1] == '/';
+}
 
 PtxLineMap PtxLineMap::build(const std::string& ptx, const std::string& sourceFile) {
     std::vector<std::string> lines;
@@ -70,7 +69,7 @@ PtxLineMap PtxLineMap::build(const std::string& ptx, const std::string& sourceFi
         int index = 0;
         std::string name;
         if (startsWith(line, ".file") && parseFile(line, &index, &name) &&
-            sameFile(name, sourceFile))
+            lineTableNamesFile(name, sourceFile))
             ours.insert(index);
     }
     PtxLineMap map;

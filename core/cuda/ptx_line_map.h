@@ -6,6 +6,11 @@
 
 namespace dice {
 
+// Whether a file name from a line table (PTX's .file, nvdisasm's source places) names the file
+// compiled as sourceFile. NVRTC puts the working folder in front of the name it was given, so a
+// match is the same name or one that ends with it after a path separator.
+bool lineTableNamesFile(const std::string& recorded, const std::string& sourceFile);
+
 // Which source line each line of PTX comes from, read from the `.file` and `.loc` directives that
 // -lineinfo writes. Code inlined from another file (a CUDA header) is credited to the line of the
 // source file it was inlined at, when the `.loc` says so.

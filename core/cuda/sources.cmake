@@ -10,6 +10,8 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     cuda/nvrtc_compiler.cpp
     cuda/occupancy.cpp
     cuda/ptx_line_map.cpp
+    cuda/sass_disassembler.cpp
+    cuda/sass_listing.cpp
 )
 list(APPEND DICE_CORE_TORCH_SOURCES
     cuda/torch_cuda_bridge.cpp

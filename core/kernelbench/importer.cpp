@@ -3,6 +3,7 @@
 
 #include "core/common/error.h"
 #include "core/kernelbench/python_runtime.h"
+#include "core/system/child_process.h"
 
 #include <nlohmann/json.hpp>
 
@@ -107,7 +108,9 @@ ImportReport importKernelBench(const std::vector<std::string>& paths, const Impo
     const int timeout = options.timeoutMs > 0 ? options.timeoutMs
                                               : 600000 + 120000 * static_cast<int>(files.size());
     std::string protocolError;
-    const ProcessResult run = runProcess(argv, timeout, [&](const std::string& line) {
+    ChildRunOptions runOptions;
+    runOptions.timeoutMs = timeout;
+    runOptions.onStdoutLine = [&](const std::string& line) {
         if (line.empty() || line[0] != '{')
             return;
         try {
@@ -121,20 +124,21 @@ ImportReport importKernelBench(const std::vector<std::string>& paths, const Impo
         } catch (const nlohmann::json::exception& e) {
             protocolError = std::string("the importer printed an unreadable line: ") + e.what();
         }
-    });
-    if (!run.startError.empty())
-        throw Error("cannot run the KernelBench importer: " + run.startError);
-    if (run.timedOut)
+    };
+    const ChildResult run = runChild({argv}, runOptions);
+    if (!run.exit.started())
+        throw Error("cannot run the KernelBench importer: " + run.exit.startError);
+    if (run.exit.timedOut)
         throw Error("the KernelBench importer did not finish within " +
                     std::to_string(timeout / 1000) + " s");
     if (!protocolError.empty())
         throw Error(protocolError);
-    if (run.exitCode != 0 && run.exitCode != 1) {
+    // Status 1: some problems did not convert, which the report says one by one.
+    if (!run.exit.exited() || (run.exit.exitCode != 0 && run.exit.exitCode != 1)) {
         std::string tail = run.err;
         if (tail.size() > 2000)
             tail = tail.substr(tail.size() - 2000);
-        throw Error("the KernelBench importer failed (exit status " + std::to_string(run.exitCode) +
-                    "): " + tail);
+        throw Error("the KernelBench importer failed (" + run.exit.describe() + "): " + tail);
     }
     return report;
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,21 +9,6 @@
 // the workbench's scripts. The native dialect needs none of this; without Python the KernelBench
 // dialect reports what is missing and everything else keeps working.
 namespace dice::kernelbench {
-
-struct ProcessResult {
-    int exitCode = -1;
-    bool timedOut = false;
-    std::string out;
-    std::string err;
-    std::string startError; // the program could not be started
-    bool ok() const { return startError.empty() && !timedOut && exitCode == 0; }
-};
-
-// Runs a program without a shell (argv[0] is searched on PATH when it has no slash), collects
-// its output and kills it after timeoutMs. onLine, when given, receives each stdout line as it
-// arrives.
-ProcessResult runProcess(const std::vector<std::string>& argv, int timeoutMs,
-                         const std::function<void(const std::string&)>& onLine = {});
 
 // What one interpreter offers, as the worker's --probe reports it.
 struct PythonInfo {
@@ -52,9 +36,6 @@ enum class PythonNeed {
 // Interpreters to try, in order: $DICE_PYTHON, each python3 on PATH, /usr/bin/python3,
 // /usr/local/bin/python3; each real file once.
 std::vector<std::string> pythonCandidates();
-
-// A program name without a slash as PATH finds it (WorkerProcess starts programs by path).
-std::string resolveExecutable(const std::string& name);
 
 // Runs the worker script's --probe with one interpreter (a path, or a name found on PATH).
 // Results are cached per executable.

@@ -3,19 +3,14 @@
 
 #include "core/common/error.h"
 #include "core/common/file_util.h"
+#include "core/system/child_process.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <vector>
-
-extern char** environ;
 
 namespace dice {
 
@@ -49,34 +44,6 @@ std::string tail(const std::string& text, std::size_t max) {
     return t.size() <= max ? t : "..." + t.substr(t.size() - max);
 }
 
-// Runs `node script --out FILE` with stderr captured; returns the exit status (127 when node
-// could not be started).
-int runNode(const std::string& script, const std::string& out, const std::string& errFile) {
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, errFile.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<std::string> words = {"node", script, "--out", out};
-    std::vector<char*> argv;
-    for (auto& w : words)
-        argv.push_back(w.data());
-    argv.push_back(nullptr);
-    pid_t pid = -1;
-    const int rc = posix_spawnp(&pid, "node", &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0)
-        return 127;
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR)
-            return 127;
-    }
-    if (WIFEXITED(status))
-        return WEXITSTATUS(status);
-    return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 } // namespace
 
 std::string findReferenceScript(const std::string& start) {
@@ -95,20 +62,16 @@ std::string findReferenceScript(const std::string& start) {
 ReferenceRun runReferenceTokenizer(const std::string& script) {
     const TemporaryFolder folder;
     const std::string out = folder.path + "/reference.json";
-    const std::string err = folder.path + "/stderr.txt";
-    const int status = runNode(script, out, err);
-    if (status == 127)
-        throw Error("the reference tokenizer needs Node.js ('node' was not found on PATH); "
-                    "scripts/setup.sh installs it");
-    if (status != 0) {
-        std::string message;
-        try {
-            message = tail(readTextFile(err), 2000);
-        } catch (const Error&) {
-            message = "no message";
-        }
-        throw Error("the reference tokenizer (node " + script + ") failed with status " +
-                    std::to_string(status) + ": " + message);
+    ChildRunOptions options;
+    options.out = ChildStream::Null;
+    const ChildResult node = runChild({{"node", script, "--out", out}}, options);
+    if (!node.exit.started())
+        throw Error("the reference tokenizer needs Node.js (" + node.exit.startError +
+                    "); scripts/setup.sh installs it");
+    if (!node.ok()) {
+        const std::string message = tail(node.err, 2000);
+        throw Error("the reference tokenizer (node " + script + ") " + node.exit.describe() + ": " +
+                    (message.empty() ? std::string("no message") : message));
     }
     const std::string text = readTextFile(out);
     nlohmann::json root;

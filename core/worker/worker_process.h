@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/system/child_process.h"
+
 #include <nlohmann/json.hpp>
 
 #include <sys/types.h>
@@ -39,7 +41,9 @@ public:
     WorkerProcess& operator=(const WorkerProcess&) = delete;
 
     bool start(std::string* error);
-    bool running() const { return m_pid > 0; }
+    // Whether the worker is alive: one that died since the last call is reaped here, so the next
+    // call starts a fresh one instead of blaming its request for the death.
+    bool running() { return m_child.running(); }
     // Asks the worker to exit, then kills it if it does not within a second.
     void stop();
     // Kills the worker at once (SIGKILL) and reaps it.
@@ -57,21 +61,17 @@ public:
     void setIdleTimeout(int idleTimeoutMs) { m_idleTimeoutMs = idleTimeoutMs; }
 
     int starts() const { return m_starts; }
-    pid_t pid() const { return m_pid; }
+    pid_t pid() const { return m_child.pid(); }
     // The last lines the worker wrote to stderr (for error reports).
     std::string stderrTail() const { return m_stderr; }
 
 private:
-    void closePipes();
     std::string reapDescription();
-    bool readAvailable(int fd, std::string& buffer);
+    void readStderr();
 
     std::string m_executable;
     std::vector<std::string> m_arguments;
-    pid_t m_pid = -1;
-    int m_in = -1;
-    int m_out = -1;
-    int m_err = -1;
+    ChildProcess m_child;
     std::string m_outBuffer;
     std::string m_stderr;
     std::int64_t m_nextId = 1;

@@ -6,6 +6,7 @@
 #include "core/common/file_util.h"
 #include "core/kernelbench/python_evaluator.h"
 #include "core/kernelbench/python_runtime.h"
+#include "core/system/child_process.h"
 #include "core/worker/worker_protocol.h"
 
 #include <nlohmann/json.hpp>
@@ -209,16 +210,10 @@ private Q_SLOTS:
             "\n"
             R"({"protocol":"dice-evald","version":1,"id":5,"type":"shutdown"})"
             "\n";
-        const std::string input = QDir::temp().filePath("dice-kb-protocol.txt").toStdString();
-        {
-            QFile file(QString::fromStdString(input));
-            QVERIFY(file.open(QIODevice::WriteOnly));
-            file.write(lines.data(), static_cast<qint64>(lines.size()));
-        }
-        const auto run = runProcess(
-            {"/bin/sh", "-c", "exec \"$0\" \"$1\" < \"$2\"", python->executable, script, input},
-            60000);
-        QFile::remove(QString::fromStdString(input));
+        dice::ChildRunOptions options;
+        options.input = lines;
+        options.timeoutMs = 60000;
+        const auto run = dice::runChild({{python->executable, script}}, options);
         QVERIFY2(run.ok(), run.err.c_str());
         std::vector<nlohmann::json> replies;
         std::istringstream out(run.out);

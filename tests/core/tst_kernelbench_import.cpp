@@ -10,6 +10,7 @@
 #include "core/common/file_util.h"
 #include "core/kernelbench/importer.h"
 #include "core/kernelbench/python_runtime.h"
+#include "core/system/child_process.h"
 #include "core/tasks/task.h"
 
 #include <nlohmann/json.hpp>
@@ -27,6 +28,12 @@ namespace {
 
 const std::string kProblems = DICE_SOURCE_DIR "/../shared/data/kernelbench";
 const std::string kScripts = DICE_SOURCE_DIR "/resources/python";
+
+dice::ChildResult runWithin(const std::vector<std::string>& argv, int timeoutMs) {
+    dice::ChildRunOptions options;
+    options.timeoutMs = timeoutMs;
+    return dice::runChild({argv}, options);
+}
 
 // A plain safetensors reader, written apart from the importer's writer so that each checks the
 // other against the format.
@@ -132,10 +139,10 @@ private Q_SLOTS:
         // Through the CLI, as a user runs it. --fast-init: the weights' values do not matter to
         // the conversion and the largest layers take minutes to draw on some CPUs.
         const auto run =
-            runProcess({DICE_BIN_DIR "/dice", "import", "kernelbench", "--dry-run", "--fast-init",
-                        "--json", kProblems + "/level1", kProblems + "/level2"},
-                       3000 * 1000);
-        QVERIFY2(run.startError.empty() && !run.timedOut, run.err.c_str());
+            runWithin({DICE_BIN_DIR "/dice", "import", "kernelbench", "--dry-run", "--fast-init",
+                       "--json", kProblems + "/level1", kProblems + "/level2"},
+                      3000 * 1000);
+        QVERIFY2(run.exit.started() && !run.exit.timedOut, run.err.c_str());
         const auto report = nlohmann::json::parse(run.out);
         const int files = report["files"];
         const int converted = report["converted"];
@@ -193,7 +200,7 @@ private Q_SLOTS:
         // The original Model, in PyTorch, at the task's small sizes.
         nlohmann::json sizes = task.presets.at("small");
         const std::string expectedFile = out.filePath("expected.safetensors").toStdString();
-        const auto python = runProcess(
+        const auto python = runWithin(
             {m_python->executable, "-c", kExpectedScript, source, sizes.dump(), expectedFile},
             600000);
         QVERIFY2(python.ok(), python.err.c_str());

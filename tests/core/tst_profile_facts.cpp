@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What the Profile area shows beside the source: which PTX a source line became (from a real
 // NVRTC compile with -lineinfo) and the theoretical occupancy of a kernel.
+#include "core/common/file_util.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/occupancy.h"
 #include "core/cuda/ptx_line_map.h"
+#include "core/cuda/sass_disassembler.h"
+#include "core/system/child_process.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QtTest>
+
+#include <cstdlib>
+#include <set>
+#include <sstream>
 
 namespace {
 
@@ -27,6 +36,30 @@ std::string joined(const std::string& ptx, const std::vector<int>& lines) {
     std::string out;
     for (int l : lines)
         out += all[static_cast<std::size_t>(l)] + "\n";
+    return out;
+}
+
+std::vector<std::string> linesOf(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line);
+    return lines;
+}
+
+// The map as the golden file writes it: "PTX line -> source line  instruction" (both 1-based) for
+// every PTX line that has a source line.
+std::string describe(const dice::PtxLineMap& map, const std::string& ptx) {
+    std::string out;
+    const auto lines = linesOf(ptx);
+    for (int i = 0; i < static_cast<int>(lines.size()); ++i) {
+        if (map.sourceLine(i) == 0)
+            continue;
+        const std::string& line = lines[static_cast<std::size_t>(i)];
+        const auto first = line.find_first_not_of(" \t");
+        out += std::to_string(i + 1) + " -> " + std::to_string(map.sourceLine(i)) + "  " +
+               line.substr(first) + "\n";
+    }
     return out;
 }
 
@@ -95,6 +128,103 @@ private Q_SLOTS:
         // A file whose name only ends like the source's is another file.
         QCOMPARE(dice::PtxLineMap::build(ptx, "K.cu").coveredSourceLines(), 0);
         QCOMPARE(dice::PtxLineMap::build(ptx, "/k.cu").coveredSourceLines(), 2);
+    }
+
+    // Golden file: the PTX NVRTC made of tests/fixtures/kernel-listings/kern.cu (README.md there
+    // says how) and the source line of each instruction. DICE_UPDATE_GOLDEN=1 rewrites the
+    // expected file instead of comparing, for a reviewed update.
+    void ptxLineMapGolden() {
+        const std::string dir = DICE_TEST_FIXTURES "/kernel-listings/";
+        const std::string ptx = dice::readTextFile(dir + "kern.ptx");
+        const auto map = dice::PtxLineMap::build(ptx, "kern.cu");
+        const std::string described = describe(map, ptx);
+        if (const char* update = std::getenv("DICE_UPDATE_GOLDEN");
+            update && *update && std::string(update) != "0") {
+            dice::writeFileAtomically(dir + "kern.ptx.expected.txt", described);
+            QSKIP("expected file rewritten");
+        }
+        const auto got = linesOf(described);
+        const auto expected = linesOf(dice::readTextFile(dir + "kern.ptx.expected.txt"));
+        for (std::size_t i = 0; i < std::min(got.size(), expected.size()); ++i)
+            QCOMPARE(got[i], expected[i]);
+        QCOMPARE(got.size(), expected.size());
+
+        // Facts of kern.cu: relu's select is a max on line 7, row_sum's barriers are lines 19 and
+        // 23, the loads through const __restrict__ pointers are lines 6 and 17, and scale's
+        // __half load, multiply and store are line 34.
+        const auto ptxLines = linesOf(ptx);
+        const auto sourceLinesOf = [&](const std::string& opcode) {
+            std::set<int> found;
+            for (int i = 0; i < static_cast<int>(ptxLines.size()); ++i)
+                if (ptxLines[static_cast<std::size_t>(i)].find(opcode) != std::string::npos)
+                    found.insert(map.sourceLine(i));
+            return found;
+        };
+        QCOMPARE(sourceLinesOf("max.f32"), std::set<int>{7});
+        QCOMPARE(sourceLinesOf("bar.sync"), (std::set<int>{19, 23}));
+        QCOMPARE(sourceLinesOf("ld.global.u16"), std::set<int>{34});
+        QCOMPARE(sourceLinesOf("st.global.u16"), std::set<int>{34});
+        QCOMPARE(sourceLinesOf("mul.f32"), std::set<int>{34});
+        QCOMPARE(sourceLinesOf("ld.global.nc.f32"), (std::set<int>{6, 17}));
+    }
+
+    // `dice compile` prints what the Profile area shows: diagnostics, resources, the PTX.
+    void compileCommandPrintsWhatTheProfileShows() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        QTemporaryDir dir;
+        const std::string ptxFile = dir.filePath("kern.ptx").toStdString();
+        dice::ChildRunOptions options;
+        options.timeoutMs = 120000;
+        const auto run = dice::runChild(
+            {{DICE_BIN_DIR "/dice", "compile", DICE_TEST_FIXTURES "/kernel-listings/kern.cu",
+              "--name", "kern.cu", "--arch", "sm_90", "--json", "--write-ptx", ptxFile}},
+            options);
+        QVERIFY2(run.ok(), (run.exit.describe() + ": " + run.err).c_str());
+        const auto j = nlohmann::json::parse(run.out);
+        QCOMPARE(j["ok"].get<bool>(), true);
+        QCOMPARE(j["architecture"].get<std::string>(), std::string("sm_90"));
+        QCOMPARE(j["diagnostics"].size(), std::size_t(0));
+        std::set<std::string> kernels;
+        for (const auto& r : j["resources"])
+            kernels.insert(r["function"].get<std::string>());
+        QVERIFY(kernels.count("relu_kernel") && kernels.count("row_sum_kernel"));
+        QCOMPARE(kernels.size(), std::size_t(4));
+        const auto map = dice::PtxLineMap::build(dice::readTextFile(ptxFile), "kern.cu");
+        QVERIFY(map.coveredSourceLines() >= 15);
+
+        // A native candidate compiles its device part under the file's line numbers.
+        const auto candidate = dice::runChild(
+            {{DICE_BIN_DIR "/dice", "compile", DICE_TEST_FIXTURES "/candidates/relu_basic.dice"}},
+            options);
+        QVERIFY2(candidate.ok(), candidate.out.c_str());
+        QVERIFY2(candidate.out.find("relu_kernel: ") != std::string::npos, candidate.out.c_str());
+
+        // An error names its line and fails the command.
+        const QString broken = dir.filePath("broken.cu");
+        {
+            QFile file(broken);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("extern \"C\" __global__ void k(float* y)\n{\n    y[0] = missing;\n}\n");
+        }
+        const auto failed = dice::runChild(
+            {{DICE_BIN_DIR "/dice", "compile", broken.toStdString(), "--name", "broken.cu"}},
+            options);
+        QCOMPARE(failed.exit.exitCode, 1);
+        QVERIFY2(failed.out.find("broken.cu:3:") != std::string::npos, failed.out.c_str());
+
+        // Without a disassembler, --sass fails and says what is missing.
+        if (!dice::findSassTool()) {
+            const auto sass =
+                dice::runChild({{DICE_BIN_DIR "/dice", "compile",
+                                 DICE_TEST_FIXTURES "/kernel-listings/kern.cu", "--sass"}},
+                               options);
+            QCOMPARE(sass.exit.exitCode, 1);
+            QVERIFY2(sass.err.find("neither nvdisasm nor cuobjdump") != std::string::npos,
+                     sass.err.c_str());
+        }
+        const auto usage = dice::runChild({{DICE_BIN_DIR "/dice", "compile"}}, options);
+        QCOMPARE(usage.exit.exitCode, 2);
     }
 
     // The figures of the CUDA occupancy calculator for compute capability 9.0: 64K registers in

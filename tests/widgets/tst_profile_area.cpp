@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/file_util.h"
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/sass_disassembler.h"
 #include "core/store/run_store.h"
 #include "core/tasks/task.h"
 #include "widgets/editor/code_editor.h"
@@ -118,6 +119,42 @@ private Q_SLOTS:
         QTRY_VERIFY(!area.highlightedPtxLines().empty());
         const int ptxLine = area.highlightedPtxLines().front();
         QCOMPARE(area.ptxMap().sourceLine(ptxLine), 7);
+    }
+
+    // Where nvdisasm is installed the SASS view follows the cursor as the PTX view does; where
+    // no disassembler is, it says what to install.
+    void sassFollowsTheCursor() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        dice::WorkbenchState state;
+        QTemporaryDir dir;
+        dice::ProfileArea area(&state, nullptr, QString(), dir.filePath("runs.sqlite3"));
+        area.show();
+        QSignalSpy compiled(&area, &dice::ProfileArea::compiled);
+        area.compileNow();
+        QTRY_VERIFY_WITH_TIMEOUT(compiled.count() >= 1, 60000);
+        QVERIFY(area.lastResult().ok);
+        const auto tool = dice::findSassTool();
+        if (!tool) {
+            QTRY_VERIFY_WITH_TIMEOUT(area.sassView()->text().contains("nvdisasm or cuobjdump"),
+                                     30000);
+            QCOMPARE(area.sassText().lineCount(), 0);
+            return;
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(area.sassText().lineCount() > 0, 60000);
+        QVERIFY(area.sassView()->text().contains("scale_add"));
+        if (tool->kind != dice::SassTool::Kind::Nvdisasm)
+            QSKIP("cuobjdump's SASS has no source lines");
+        area.editor()->setCursorPosition(0, 0);
+        area.editor()->setCursorPosition(6, 8);
+        QTRY_VERIFY(!area.highlightedSassLines().empty());
+        const QStringList all = area.sassView()->text().split('\n');
+        QString line7;
+        for (int l : area.highlightedSassLines()) {
+            QCOMPARE(area.sassText().sourceLine(l), 7);
+            line7 += all.value(l) + '\n';
+        }
+        QVERIFY2(line7.contains("FFMA") && line7.contains("STG"), qPrintable(line7));
     }
 
     void occupancyIsPlottedPerKernel() {

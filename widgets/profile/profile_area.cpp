@@ -18,19 +18,15 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDir>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QProcess>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
-#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QTemporaryFile>
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -52,25 +48,6 @@ extern "C" __global__ void scale_add(const float* __restrict__ x, const float* _
 
 bool isNativeCandidate(const QString& text) {
     return text.contains(QLatin1String("#pragma dice device"));
-}
-
-// nvdisasm on the PATH, else in the CUDA toolkit's bin folder; cuobjdump likewise.
-QString findDisassembler(QStringList* arguments) {
-    const QString toolkitBin = QDir(QString::fromStdString(NvrtcCompiler::cudaIncludeDirectory()) +
-                                    QStringLiteral("/../bin"))
-                                   .absolutePath();
-    for (const QString& name : {QStringLiteral("nvdisasm"), QStringLiteral("cuobjdump")}) {
-        QString path = QStandardPaths::findExecutable(name);
-        if (path.isEmpty())
-            path = QStandardPaths::findExecutable(name, {toolkitBin});
-        if (path.isEmpty())
-            continue;
-        *arguments = name == QLatin1String("nvdisasm")
-                         ? QStringList{QStringLiteral("-c"), QStringLiteral("-g")}
-                         : QStringList{QStringLiteral("-sass")};
-        return path;
-    }
-    return QString();
 }
 
 } // namespace
@@ -128,8 +105,11 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     m_ptxMarker = m_ptx->markerDefine(QsciScintilla::Background, 6);
     m_ptx->setMarkerBackgroundColor(QColor(0xff, 0xf4, 0xc0), m_ptxMarker);
     m_sass = new CodeEditor(this);
+    m_sass->setObjectName(QStringLiteral("SassView"));
     m_sass->setLanguage(CodeEditor::Language::Plain);
     m_sass->setReadOnly(true);
+    m_sassMarker = m_sass->markerDefine(QsciScintilla::Background, 6);
+    m_sass->setMarkerBackgroundColor(QColor(0xff, 0xf4, 0xc0), m_sassMarker);
 
     m_resources = new QTableWidget(this);
     m_resources->setColumnCount(8);
@@ -196,6 +176,14 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
             [this](int line, int) { showSourceLine(line + 1); });
     connect(m_ptx, &QsciScintilla::cursorPositionChanged, this, [this](int line, int) {
         const int source = m_ptxMap.sourceLine(line);
+        m_editor->markerDeleteAll(m_sourceMarker);
+        if (source > 0) {
+            m_editor->markerAdd(source - 1, m_sourceMarker);
+            m_editor->ensureLineVisible(source - 1);
+        }
+    });
+    connect(m_sass, &QsciScintilla::cursorPositionChanged, this, [this](int line, int) {
+        const int source = m_sassText.sourceLine(line);
         m_editor->markerDeleteAll(m_sourceMarker);
         if (source > 0) {
             m_editor->markerAdd(source - 1, m_sourceMarker);
@@ -374,6 +362,12 @@ void ProfileArea::showSourceLine(int line) {
         // Show the first instruction of the line near the top of the PTX view.
         m_ptx->setFirstVisibleLine(std::max(0, m_highlighted.front() - 3));
     }
+    m_sass->markerDeleteAll(m_sassMarker);
+    m_highlightedSass = m_sassText.instructionLines(line);
+    for (int sassLine : m_highlightedSass)
+        m_sass->markerAdd(sassLine, m_sassMarker);
+    if (!m_highlightedSass.empty())
+        m_sass->setFirstVisibleLine(std::max(0, m_highlightedSass.front() - 3));
 }
 
 void ProfileArea::updateOccupancy() {
@@ -433,42 +427,35 @@ void ProfileArea::updateOccupancy() {
 }
 
 void ProfileArea::runDisassembler() {
+    m_sassText = SassText();
+    m_highlightedSass.clear();
+    m_sass->markerDeleteAll(m_sassMarker);
     if (m_last.cubin.empty()) {
         m_sass->setText(QString());
         return;
     }
-    QStringList arguments;
-    const QString tool = findDisassembler(&arguments);
+    m_sass->setText(tr("// Disassembling…"));
+    DisassemblyJob* job =
+        m_state->compileService()->disassemble(m_last.cubin, m_compiledName, m_editor->text());
+    connect(job, &DisassemblyJob::finished, this, &ProfileArea::showSass);
+}
+
+void ProfileArea::showSass(const QString& tool, const QString& error, const SassText& text) {
     if (tool.isEmpty()) {
         m_sass->setText(tr("// SASS is shown when nvdisasm or cuobjdump (CUDA toolkit) is on "
                            "the PATH."));
         return;
     }
-    if (m_disassembler) {
-        m_disassembler->disconnect(this);
-        m_disassembler->kill();
-        m_disassembler->deleteLater();
-    }
-    auto* file = new QTemporaryFile(QDir::tempPath() + QStringLiteral("/dice-XXXXXX.cubin"));
-    if (!file->open()) {
-        delete file;
+    if (!error.isEmpty()) {
+        m_sass->setText(tr("// The SASS could not be made: %1").arg(error));
         return;
     }
-    file->write(m_last.cubin.data(), static_cast<qint64>(m_last.cubin.size()));
-    file->flush();
-    m_disassembler = new QProcess(this);
-    file->setParent(m_disassembler);
-    QProcess* process = m_disassembler;
-    connect(process, &QProcess::finished, this, [this, process] {
-        if (process != m_disassembler)
-            return;
-        const QString out = QString::fromUtf8(process->readAllStandardOutput());
-        m_sass->setText(out.isEmpty() ? QString::fromUtf8(process->readAllStandardError()) : out);
-        process->deleteLater();
-        m_disassembler = nullptr;
-    });
-    m_sass->setText(tr("// Disassembling…"));
-    process->start(tool, arguments << file->fileName());
+    m_sassText = text;
+    m_sass->setText(QString::fromStdString(text.text()));
+    int line = 0;
+    int index = 0;
+    m_editor->getCursorPosition(&line, &index);
+    showSourceLine(line + 1);
 }
 
 void ProfileArea::jumpToDiagnostic(const QModelIndex& index) {

@@ -3,6 +3,7 @@
 
 #include "core/cuda/compile_types.h"
 #include "core/cuda/ptx_line_map.h"
+#include "core/cuda/sass_listing.h"
 #include "core/eval/evaluation.h"
 
 #include <QWidget>
@@ -12,7 +13,6 @@ class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QModelIndex;
-class QProcess;
 class QPushButton;
 class QSortFilterProxyModel;
 class QTabWidget;
@@ -45,6 +45,7 @@ public:
 
     CodeEditor* editor() const { return m_editor; }
     CodeEditor* ptxView() const { return m_ptx; }
+    CodeEditor* sassView() const { return m_sass; }
     QTreeView* diagnosticsList() const { return m_diagnostics; }
     EvaluationView* evaluationView() const { return m_evaluationView; }
     RunHistory* history() const { return m_history; }
@@ -54,6 +55,10 @@ public:
     const PtxLineMap& ptxMap() const { return m_ptxMap; }
     // PTX lines highlighted for the editor's current line (0-based).
     const std::vector<int>& highlightedPtxLines() const { return m_highlighted; }
+    // The SASS shown, with the source line of each of its lines.
+    const SassText& sassText() const { return m_sassText; }
+    // SASS lines highlighted for the editor's current line (0-based).
+    const std::vector<int>& highlightedSassLines() const { return m_highlightedSass; }
 
     void setSource(const QString& source);
     void compileNow();
@@ -76,6 +81,7 @@ private:
     void updateEvaluateButton();
     void updateOccupancy();
     void runDisassembler();
+    void showSass(const QString& tool, const QString& error, const SassText& text);
     void loadBaseline();
     void openRun(const RunRecord& run);
     QString compiledFileName() const;
@@ -101,11 +107,13 @@ private:
     RunHistory* m_history;
     QTimer* m_debounce;
     QLabel* m_archLabel;
-    QProcess* m_disassembler = nullptr;
     CompileResult m_last;
     PtxLineMap m_ptxMap;
     std::vector<int> m_highlighted;
     int m_ptxMarker = -1;
+    SassText m_sassText;
+    std::vector<int> m_highlightedSass;
+    int m_sassMarker = -1;
     int m_sourceMarker = -1;
     QString m_compiledName;
     bool m_haveResult = false;
