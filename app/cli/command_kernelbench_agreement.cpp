@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// dice kernelbench agreement: do the two evaluators agree? Hand-written solutions of a few KernelBench
-// problems exist in both dialects with the same device code; the Python evaluator runs the
-// KernelBench files, the native evaluator (dice eval) runs the .dice files against the imported
+// dice kernelbench agreement: do the two evaluators agree? Hand-written solutions of a few
+// KernelBench problems exist in both dialects with the same device code; the Python evaluator runs
+// the KernelBench files, the native evaluator (dice eval) runs the .dice files against the imported
 // tasks, and the result file puts verdicts, speedups and the time per evaluation side by side.
 #include "app/cli/arguments.h"
+#include "core/common/child_process.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/eval/evaluation.h"
 #include "core/kernelbench/importer.h"
 #include "core/kernelbench/python_evaluator.h"
 #include "core/kernelbench/python_runtime.h"
-#include "core/system/child_process.h"
 #include "core/system/result_file.h"
 
 #include <nlohmann/json.hpp>

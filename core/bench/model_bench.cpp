@@ -9,12 +9,12 @@
 
 #include "core/bench/model_bench.h"
 
+#include "core/common/child_process.h"
 #include "core/common/error.h"
 #include "core/common/statistics.h"
 #include "core/diffusion/qwen3_network.h"
 #include "core/diffusion/sdar_sampler.h"
 #include "core/model/cpu_threads.h"
-#include "core/system/child_process.h"
 
 #include <algorithm>
 #include <chrono>

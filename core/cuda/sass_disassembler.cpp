@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/cuda/sass_disassembler.h"
 
+#include "core/common/child_process.h"
 #include "core/common/error.h"
 #include "core/cuda/nvrtc_compiler.h"
-#include "core/system/child_process.h"
 
 #include <unistd.h>
 

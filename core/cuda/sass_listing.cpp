@@ -2,8 +2,8 @@
 #include "core/cuda/sass_listing.h"
 
 #include "core/common/error.h"
+#include "core/common/utf8.h"
 #include "core/cuda/ptx_line_map.h"
-#include "core/tokenizer/byte_level.h"
 
 #include <algorithm>
 #include <cctype>
@@ -158,7 +158,7 @@ std::string sectionOf(const std::string& line) {
 
 // The tools write ASCII, and UTF-8 in file names; anything else is not their output.
 void requireText(const std::string& tool, const std::string& text) {
-    const std::size_t bad = bytelevel::firstInvalidUtf8(text);
+    const std::size_t bad = firstInvalidUtf8(text);
     if (bad == std::string::npos)
         return;
     const auto lineNumber =

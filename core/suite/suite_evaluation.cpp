@@ -4,8 +4,8 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/common/number_format.h"
-#include "core/worker/evaluator.h"
 #include "core/tasks/task.h"
+#include "core/worker/evaluator.h"
 
 #include <filesystem>
 #include <iomanip>
@@ -23,7 +23,7 @@ std::vector<std::string> SuiteEvaluation::missing() const {
 
 SuiteEvaluation evaluateSuite(Evaluator& evaluator, const TaskSuite& suite,
                               const SuiteEvaluationOptions& options,
-                              const SuiteProgressFn& progress) {
+                              const SuiteProgressFn& progress, const std::atomic<bool>* cancel) {
     if (options.repeats < 1)
         throw Error("a suite is evaluated at least once, not " + std::to_string(options.repeats) +
                     " times");
@@ -52,11 +52,14 @@ SuiteEvaluation evaluateSuite(Evaluator& evaluator, const TaskSuite& suite,
             jobTask.push_back(jobTask[k]);
         }
     std::size_t finished = 0;
-    const auto results = evaluator.evaluateAll(jobs, [&](std::size_t, const EvaluationResult& r) {
-        ++finished;
-        if (progress)
-            progress(r, finished, jobs.size());
-    });
+    const auto results = evaluator.evaluateAll(
+        jobs,
+        [&](std::size_t, const EvaluationResult& r) {
+            ++finished;
+            if (progress)
+                progress(r, finished, jobs.size());
+        },
+        cancel);
     for (std::size_t k = 0; k < results.size(); ++k) {
         SuiteRun run;
         run.task = jobTask[k];

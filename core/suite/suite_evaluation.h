@@ -5,6 +5,7 @@
 #include "core/eval/evaluation.h"
 #include "core/eval/metrics.h"
 
+#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -52,10 +53,12 @@ using SuiteProgressFn =
 
 // Evaluates every task's candidate with the evaluator's pool. Throws Error for a number of
 // repeats below 1 and FileError for a candidate that cannot be read; a candidate that fails
-// becomes its verdict.
+// becomes its verdict. Once `cancel` is raised, the evaluations not yet started are NotRun
+// (Evaluator::evaluateAll) and the metrics count them as failures.
 SuiteEvaluation evaluateSuite(Evaluator& evaluator, const TaskSuite& suite,
                               const SuiteEvaluationOptions& options,
-                              const SuiteProgressFn& progress = {});
+                              const SuiteProgressFn& progress = {},
+                              const std::atomic<bool>* cancel = nullptr);
 
 // The table of `dice eval --suite`: one line per task (level, verdict, speedup, flags), then the
 // metrics table.

@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 list(APPEND DICE_CORE_PLAIN_SOURCES
-    system/child_process.cpp
     system/result_file.cpp
     system/system_info.cpp
 )

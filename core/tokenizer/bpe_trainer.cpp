@@ -3,6 +3,7 @@
 
 #include "core/common/error.h"
 #include "core/common/file_util.h"
+#include "core/common/utf8.h"
 #include "core/tokenizer/byte_level.h"
 #include "core/tokenizer/pre_tokenizer.h"
 #include "core/tokenizer/unicode_nfc.h"
@@ -98,7 +99,7 @@ BpeTrainer::BpeTrainer(BpeTrainerOptions options)
     for (const auto& token : options.specialTokens) {
         if (token.empty())
             throw Error("a special token is empty");
-        if (bytelevel::firstInvalidUtf8(token) != std::string::npos)
+        if (firstInvalidUtf8(token) != std::string::npos)
             throw Error("the special token " + quotedJson(token) + " is not valid UTF-8");
         if (std::find(impl.added.begin(), impl.added.end(), token) != impl.added.end())
             throw Error("the special token " + quotedJson(token) + " is given twice");
@@ -121,7 +122,7 @@ BpeTrainer::BpeTrainer(BpeTrainerOptions options)
 BpeTrainer::~BpeTrainer() = default;
 
 void BpeTrainer::addText(std::string_view text) {
-    const std::size_t bad = bytelevel::firstInvalidUtf8(text);
+    const std::size_t bad = firstInvalidUtf8(text);
     if (bad != std::string_view::npos)
         throw Error("the text is not valid UTF-8 at byte " + std::to_string(bad));
     auto& impl = *m_impl;
@@ -142,7 +143,7 @@ void BpeTrainer::addPath(const std::string& path) {
         throw FileError(path, "no such file or folder");
     if (fs::is_regular_file(status)) {
         const std::string text = readTextFile(path);
-        const std::size_t bad = bytelevel::firstInvalidUtf8(text);
+        const std::size_t bad = firstInvalidUtf8(text);
         if (bad != std::string::npos)
             throw FileError(path,
                             "not UTF-8 text (invalid byte at offset " + std::to_string(bad) + ")");
@@ -164,8 +165,7 @@ void BpeTrainer::addPath(const std::string& path) {
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {
         const std::string text = readTextFile(file);
-        if (bytelevel::firstInvalidUtf8(text) != std::string::npos ||
-            text.find('\0') != std::string::npos) {
+        if (firstInvalidUtf8(text) != std::string::npos || text.find('\0') != std::string::npos) {
             m_impl->summary.skippedFiles.push_back(file);
             continue;
         }

@@ -28,11 +28,4 @@ bool decodeBytes(std::string_view byteLevel, std::string& out);
 // and Qwen vocabularies.
 const std::array<unsigned char, 256>& bytesInIdOrder();
 
-// UTF-8 helpers. decodeUtf8 reads the code point at `pos`, advances `pos`, and returns false on
-// an invalid or truncated sequence (overlong forms and surrogates are invalid).
-bool decodeUtf8(std::string_view text, std::size_t& pos, char32_t& c);
-void appendUtf8(std::string& out, char32_t c);
-// Offset of the first byte that does not start a valid UTF-8 sequence, or npos when valid.
-std::size_t firstInvalidUtf8(std::string_view text);
-
 } // namespace dice::bytelevel

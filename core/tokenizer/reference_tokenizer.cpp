@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/tokenizer/reference_tokenizer.h"
 
+#include "core/common/child_process.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
-#include "core/system/child_process.h"
 
 #include <unistd.h>
 

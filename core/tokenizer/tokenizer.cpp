@@ -3,6 +3,7 @@
 
 #include "core/common/error.h"
 #include "core/common/file_util.h"
+#include "core/common/utf8.h"
 #include "core/tokenizer/byte_level.h"
 #include "core/tokenizer/pre_tokenizer.h"
 #include "core/tokenizer/unicode_nfc.h"
@@ -83,7 +84,7 @@ std::string jsonQuoted(std::string_view text) {
 bool isWordChar(char32_t c) {
     static const RegexSplitter word(R"(\w)", false, "word pattern");
     std::string utf8;
-    bytelevel::appendUtf8(utf8, c);
+    appendUtf8(utf8, c);
     return word.fullMatch(utf8);
 }
 
@@ -101,7 +102,7 @@ char32_t codePointBefore(std::string_view text, std::size_t end, std::size_t& st
     } while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80);
     std::size_t pos = start;
     char32_t c = 0;
-    bytelevel::decodeUtf8(text, pos, c);
+    decodeUtf8(text, pos, c);
     return c;
 }
 
@@ -477,7 +478,7 @@ void Tokenizer::Impl::splitOnAdded(std::string_view text, const AddedTokenMatche
             std::size_t pos = end;
             const bool wordBefore = begin > 0 && isWordChar(codePointBefore(text, begin, unused));
             const bool wordAfter =
-                end < text.size() && bytelevel::decodeUtf8(text, pos, after) && isWordChar(after);
+                end < text.size() && decodeUtf8(text, pos, after) && isWordChar(after);
             if (wordBefore || wordAfter)
                 continue;
         }
@@ -492,7 +493,7 @@ void Tokenizer::Impl::splitOnAdded(std::string_view text, const AddedTokenMatche
         if (token.rstrip) {
             std::size_t pos = end;
             char32_t c = 0;
-            while (pos < text.size() && bytelevel::decodeUtf8(text, pos, c) && isSpace(c))
+            while (pos < text.size() && decodeUtf8(text, pos, c) && isSpace(c))
                 end = pos;
             from = end;
         }
@@ -716,7 +717,7 @@ Tokenizer Tokenizer::fromJson(const std::string& text, const std::string& origin
 }
 
 std::vector<std::int64_t> Tokenizer::encode(std::string_view text) const {
-    const std::size_t bad = bytelevel::firstInvalidUtf8(text);
+    const std::size_t bad = firstInvalidUtf8(text);
     if (bad != std::string_view::npos)
         throw Error("tokenizer: the text is not valid UTF-8 at byte " + std::to_string(bad));
     std::vector<std::int64_t> ids;

@@ -2,7 +2,7 @@
 #include "core/tokenizer/unicode_nfc.h"
 
 #include "core/common/error.h"
-#include "core/tokenizer/byte_level.h"
+#include "core/common/utf8.h"
 
 #include <dlfcn.h>
 
@@ -41,7 +41,7 @@ std::u16string toUtf16(std::string_view utf8) {
     std::size_t pos = 0;
     while (pos < utf8.size()) {
         char32_t c = 0;
-        if (!bytelevel::decodeUtf8(utf8, pos, c))
+        if (!decodeUtf8(utf8, pos, c))
             throw Error("NFC normalisation: the text is not valid UTF-8 at byte " +
                         std::to_string(pos));
         if (c < 0x10000) {
@@ -65,7 +65,7 @@ std::string toUtf8(const char16_t* text, std::size_t length) {
             c = 0x10000 + ((c - 0xD800) << 10) + (text[i + 1] - 0xDC00);
             ++i;
         }
-        bytelevel::appendUtf8(out, c);
+        appendUtf8(out, c);
     }
     return out;
 }

@@ -164,7 +164,8 @@ EvaluationResult Evaluator::compile(const Task& task, const std::string& source,
 
 std::vector<EvaluationResult>
 Evaluator::evaluateAll(const std::vector<Job>& jobs,
-                       const std::function<void(std::size_t, const EvaluationResult&)>& done) {
+                       const std::function<void(std::size_t, const EvaluationResult&)>& done,
+                       const std::atomic<bool>* cancel) {
     std::vector<EvaluationResult> results(jobs.size());
     std::atomic<std::size_t> next{0};
     auto drain = [&](Impl::Worker& w) {
@@ -173,6 +174,11 @@ Evaluator::evaluateAll(const std::vector<Job>& jobs,
             if (i >= jobs.size())
                 return;
             const Job& job = jobs[i];
+            if (cancel && cancel->load()) {
+                results[i].task = job.task->name;
+                results[i].message = "cancelled before it ran";
+                continue;
+            }
             results[i] = m_impl->run(w, "evaluate", *job.task, job.source, job.candidateName,
                                      job.options, {}, nullptr);
             if (done) {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -57,10 +58,13 @@ public:
         EvalOptions options;
     };
     // Spreads the jobs over the workers; results come back in the jobs' order. `done` is called
-    // (from worker threads, one at a time) as each finishes.
+    // (from worker threads, one at a time) as each finishes. Once `cancel` is raised no further
+    // job starts: those left are NotRun, with a message that says so, and `done` is not called
+    // for them.
     std::vector<EvaluationResult>
     evaluateAll(const std::vector<Job>& jobs,
-                const std::function<void(std::size_t, const EvaluationResult&)>& done = {});
+                const std::function<void(std::size_t, const EvaluationResult&)>& done = {},
+                const std::atomic<bool>* cancel = nullptr);
 
     // The worker's hello reply (version, pid, sandbox); starts it when needed.
     nlohmann::json hello(std::size_t worker = 0);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/system/child_process.h"
+#include "core/common/child_process.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,7 @@
 // The one way core starts programs: exit statuses, signals, time limits that reach a whole
 // process group, lines as they arrive, large outputs, failures to start, and no descriptor of the
 // parent leaking into the child. The children are the system's own /bin/sh and coreutils.
-#include "core/system/child_process.h"
+#include "core/common/child_process.h"
 
 #include <QtTest>
 

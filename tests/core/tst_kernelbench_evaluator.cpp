@@ -2,11 +2,11 @@
 // The Python evaluator of the KernelBench dialect, as far as it works without a GPU: the static
 // checks on known reward hacks, the worker protocol, the verdicts it gives where PyTorch cannot
 // run candidates, and the client's handling of timeouts and dead workers.
+#include "core/common/child_process.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/kernelbench/python_evaluator.h"
 #include "core/kernelbench/python_runtime.h"
-#include "core/system/child_process.h"
 #include "core/worker/worker_protocol.h"
 
 #include <nlohmann/json.hpp>

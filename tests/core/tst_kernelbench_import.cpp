@@ -6,11 +6,11 @@
 #include <torch/script.h>
 #include <torch/torch.h>
 
+#include "core/common/child_process.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/kernelbench/importer.h"
 #include "core/kernelbench/python_runtime.h"
-#include "core/system/child_process.h"
 #include "core/tasks/task.h"
 
 #include <nlohmann/json.hpp>

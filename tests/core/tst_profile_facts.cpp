@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // What the Profile area shows beside the source: which PTX a source line became (from a real
 // NVRTC compile with -lineinfo) and the theoretical occupancy of a kernel.
+#include "core/common/child_process.h"
 #include "core/common/file_util.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/occupancy.h"
 #include "core/cuda/ptx_line_map.h"
 #include "core/cuda/sass_disassembler.h"
-#include "core/system/child_process.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/error.h"
+#include "core/common/utf8.h"
 #include "core/tokenizer/byte_level.h"
 #include "core/tokenizer/pre_tokenizer.h"
 #include "core/tokenizer/tokenizer.h"
@@ -131,7 +132,7 @@ private Q_SLOTS:
     }
 
     void utf8Validation() {
-        using dice::bytelevel::firstInvalidUtf8;
+        using dice::firstInvalidUtf8;
         QCOMPARE(firstInvalidUtf8("plain ascii"), std::string_view::npos);
         QCOMPARE(firstInvalidUtf8("caf\xC3\xA9 \xF0\x9F\x98\x80"), std::string_view::npos);
         QCOMPARE(firstInvalidUtf8("ab\xC3"), std::size_t(2));           // truncated

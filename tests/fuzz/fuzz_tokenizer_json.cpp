@@ -4,6 +4,7 @@
 // its vocabulary, and give NFC text back exactly unless the file asks for whitespace to be
 // stripped or added.
 #include "core/common/error.h"
+#include "core/common/utf8.h"
 #include "core/tokenizer/byte_level.h"
 #include "core/tokenizer/tokenizer.h"
 
@@ -82,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         for (const auto& probe : probes())
             exercise(tokenizer, probe, exact);
         // The input itself as text, where it is UTF-8: arbitrary text through the pattern.
-        if (dice::bytelevel::firstInvalidUtf8(input) == std::string::npos)
+        if (dice::firstInvalidUtf8(input) == std::string::npos)
             exercise(tokenizer, input.substr(0, 4096), false);
     } catch (const dice::Error&) {
         // Rejected input, or text a pattern's match limit refused: both are errors by design.

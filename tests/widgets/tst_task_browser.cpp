@@ -1,16 +1,26 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/common/file_util.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "widgets/state/workbench_state.h"
+#include "widgets/tasks/suite_evaluation_dialog.h"
 #include "widgets/tasks/task_browser.h"
 #include "widgets/tasks/task_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QPushButton>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTreeView>
 #include <QtTest>
 
 class TestTaskBrowser : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase() {
+        // The evaluation workers inherit this: kernels compile and are never run, on any machine.
+        qputenv("CUDA_VISIBLE_DEVICES", "");
+    }
+
     void modelIsConsistent() {
         dice::TaskModel model;
         QAbstractItemModelTester tester(&model,
@@ -77,6 +87,56 @@ private Q_SLOTS:
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(first).center());
         QVERIFY(state.currentTask());
         QCOMPARE(state.currentTask()->level, 2);
+    }
+
+    // The suite dialog prints what dice eval --suite printed for the built-in solutions before
+    // the suite's evaluation moved into core (the same golden file as core's test).
+    void evaluatesTheSuiteWithAFolderOfCandidates() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        dice::WorkbenchState state({DICE_BIN_DIR "/dice-evald", "-"});
+        state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
+        dice::TaskBrowser browser(&state);
+        browser.show();
+        auto* button = browser.findChild<QPushButton*>("EvaluateSuiteButton");
+        QVERIFY(button);
+        QTest::mouseClick(button, Qt::LeftButton);
+        dice::SuiteEvaluationDialog* dialog = browser.suiteEvaluationDialog();
+        QVERIFY(dialog->isVisible());
+        dialog->setCandidateFolder(DICE_SOURCE_DIR "/resources/solutions");
+        dialog->setPreset("small");
+        QSignalSpy finished(dialog, &dice::SuiteEvaluationDialog::evaluationFinished);
+        QVERIFY(dialog->start());
+        QVERIFY(dialog->running());
+        QVERIFY(!dialog->start());
+        QVERIFY(finished.wait(240000));
+        QVERIFY(!dialog->running());
+        const std::string expected =
+            dice::readTextFile(DICE_TEST_FIXTURES "/suite_evaluation/builtin_small_no_gpu.txt");
+        QCOMPARE(dialog->resultText().toStdString(), expected);
+    }
+
+    void missingCandidatesAndBadFoldersAreSaid() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        dice::WorkbenchState state({DICE_BIN_DIR "/dice-evald", "-"});
+        state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
+        dice::SuiteEvaluationDialog dialog(&state);
+        QTemporaryDir dir;
+        dialog.setCandidateFolder(dir.filePath("absent"));
+        QVERIFY(!dialog.start());
+        QVERIFY(dialog.statusText().contains("<task>.dice"));
+        QVERIFY(QFile::copy(DICE_SOURCE_DIR "/resources/solutions/relu.dice",
+                            dir.filePath("relu.dice")));
+        dialog.setCandidateFolder(dir.path());
+        QSignalSpy finished(&dialog, &dice::SuiteEvaluationDialog::evaluationFinished);
+        QVERIFY(dialog.start());
+        QVERIFY(finished.wait(240000));
+        const int tasks = static_cast<int>(state.suite().tasks.size());
+        QVERIFY2(dialog.statusText().contains(QString::number(tasks - 1) + " task"),
+                 qPrintable(dialog.statusText()));
+        QCOMPARE(dialog.resultText().count("no candidate"), tasks - 1);
+        QVERIFY(dialog.resultText().contains("relu"));
     }
 };
 

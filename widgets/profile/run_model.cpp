@@ -128,23 +128,16 @@ QVariant RunModel::data(const QModelIndex& index, int role) const {
         }
         return {};
     case SortRole:
+        // Numbers sort as numbers; the text columns sort as they read.
         switch (index.column()) {
         case IdColumn:
             return static_cast<qlonglong>(row.id);
-        case WhenColumn:
-            return row.createdAt;
-        case TaskColumn:
-            return row.task;
-        case VerdictColumn:
-            return row.verdict;
         case SpeedupColumn:
             return row.speedup;
         case MedianColumn:
             return row.medianMs ? QVariant(*row.medianMs) : QVariant();
-        case DeviceColumn:
-            return row.device;
         }
-        return {};
+        return data(index, Qt::DisplayRole);
     case RunIdRole:
         return static_cast<qlonglong>(row.id);
     default:

@@ -2,8 +2,8 @@
 #include "widgets/state/evaluation_service.h"
 
 #include "core/cuda/driver_release.h"
-#include "core/worker/evaluator.h"
 #include "core/store/run_store.h"
+#include "core/worker/evaluator.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +15,7 @@ EvaluationService::EvaluationService(const QString& workerExecutable,
     , m_store(std::move(store))
     , m_thread(new OwnerThread(QStringLiteral("evaluation"), this)) {
     qRegisterMetaType<dice::EvaluationResult>();
+    qRegisterMetaType<dice::SuiteEvaluation>();
     EvaluatorOptions options;
     options.workerExecutable = workerExecutable.toStdString();
     m_evaluator = std::make_shared<Evaluator>(options);
@@ -53,6 +54,36 @@ EvaluationJob* EvaluationService::evaluate(const Task& task, const QString& sour
                                Q_EMIT stored(runId);
                        });
                    });
+    return job;
+}
+
+SuiteEvaluationJob* EvaluationService::evaluateSuite(const TaskSuite& suite,
+                                                     const SuiteEvaluationOptions& options) {
+    auto* job = new SuiteEvaluationJob;
+    m_thread->post(
+        job, QStringLiteral("suite"), OwnerThread::InFlight::Stops,
+        [job, suite, options, evaluator = m_evaluator](const OwnerThread::Context& context) {
+            try {
+                SuiteEvaluation evaluation = evaluateSuite(
+                    *evaluator, suite, options,
+                    [&context, job](const EvaluationResult& result, std::size_t finished,
+                                    std::size_t total) {
+                        context.deliver([job, task = QString::fromStdString(result.task),
+                                         verdict = QString::fromStdString(toString(result.verdict)),
+                                         finished = static_cast<int>(finished),
+                                         total = static_cast<int>(total)] {
+                            Q_EMIT job->progress(task, verdict, finished, total);
+                        });
+                    },
+                    context.cancelFlag());
+                context.deliver([job, evaluation = std::move(evaluation)] {
+                    Q_EMIT job->finished(evaluation);
+                });
+            } catch (const std::exception& e) {
+                context.deliver(
+                    [job, message = QString::fromUtf8(e.what())] { Q_EMIT job->failed(message); });
+            }
+        });
     return job;
 }
 

@@ -3,6 +3,7 @@
 
 #include "core/eval/eval_options.h"
 #include "core/eval/evaluation.h"
+#include "core/suite/suite_evaluation.h"
 #include "core/tasks/task.h"
 #include "widgets/state/owner_thread.h"
 
@@ -29,6 +30,21 @@ Q_SIGNALS:
     void finished(const dice::EvaluationResult& result, qint64 runId);
 };
 
+// One suite evaluated with a folder of candidates: a progress step as each evaluation finishes,
+// then the whole evaluation, or the reason it could not be made. Cancelled, it stops starting
+// evaluations and still delivers the evaluation, with the ones not run as failures.
+class SuiteEvaluationJob : public Job {
+    Q_OBJECT
+public:
+    explicit SuiteEvaluationJob(QObject* parent = nullptr)
+        : Job(parent) {}
+
+Q_SIGNALS:
+    void progress(const QString& task, const QString& verdict, int finished, int total);
+    void finished(const dice::SuiteEvaluation& evaluation);
+    void failed(const QString& message);
+};
+
 // Evaluates candidates off the GUI thread: one thread owns the Evaluator (and through it the
 // dice-evald worker process). A newer request supersedes older ones: one waiting never runs,
 // and the one in flight runs to its end (the worker cannot be interrupted) but delivers nothing.
@@ -43,6 +59,10 @@ public:
     ~EvaluationService() override;
 
     EvaluationJob* evaluate(const Task& task, const QString& source, const EvalOptions& options);
+    // Every task's candidate in a folder, as `dice eval --suite` does; the evaluations are not
+    // kept in the run store (they are one table, not runs of the task being worked on).
+    SuiteEvaluationJob* evaluateSuite(const TaskSuite& suite,
+                                      const SuiteEvaluationOptions& options);
     bool busy() const { return m_thread->busy(); }
 
 Q_SIGNALS:

@@ -3,12 +3,14 @@
 
 #include "widgets/editor/code_editor.h"
 #include "widgets/state/workbench_state.h"
+#include "widgets/tasks/suite_evaluation_dialog.h"
 #include "widgets/tasks/task_model.h"
 
 #include <QEvent>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTabWidget>
@@ -66,6 +68,15 @@ TaskBrowser::TaskBrowser(WorkbenchState* state, QWidget* parent)
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &TaskBrowser::onSelectionChanged);
 
+    m_evaluateSuite = new QPushButton(this);
+    m_evaluateSuite->setObjectName(QStringLiteral("EvaluateSuiteButton"));
+    connect(m_evaluateSuite, &QPushButton::clicked, this, [this] {
+        SuiteEvaluationDialog* dialog = suiteEvaluationDialog();
+        dialog->show();
+        dialog->raise();
+        dialog->activateWindow();
+    });
+
     m_heading = new QLabel(this);
     m_heading->setWordWrap(true);
     m_heading->setTextFormat(Qt::RichText);
@@ -93,6 +104,7 @@ TaskBrowser::TaskBrowser(WorkbenchState* state, QWidget* parent)
     upperLayout->setContentsMargins(0, 0, 0, 0);
     upperLayout->addWidget(m_filter);
     upperLayout->addWidget(m_view, 1);
+    upperLayout->addWidget(m_evaluateSuite);
     splitter->addWidget(upper);
     splitter->addWidget(lower);
     splitter->setStretchFactor(0, 2);
@@ -121,12 +133,21 @@ void TaskBrowser::changeEvent(QEvent* event) {
 
 void TaskBrowser::retranslate() {
     m_filter->setPlaceholderText(tr("Filter tasks"));
+    m_evaluateSuite->setText(tr("Evaluate the Suite…"));
+    m_evaluateSuite->setToolTip(
+        tr("Score every task with a folder of candidates, as dice eval --suite does"));
     m_tabs->setTabText(0, tr("Description"));
     m_tabs->setTabText(1, tr("Reference"));
     m_tabs->setTabText(2, tr("PyTorch module"));
     m_model->setTasks(m_state->suite().tasks);
     m_view->expandAll();
     showCurrentTask();
+}
+
+SuiteEvaluationDialog* TaskBrowser::suiteEvaluationDialog() {
+    if (!m_suiteDialog)
+        m_suiteDialog = new SuiteEvaluationDialog(m_state, this);
+    return m_suiteDialog;
 }
 
 bool TaskBrowser::selectTask(const QString& name) {

@@ -5,6 +5,7 @@
 
 class QLabel;
 class QLineEdit;
+class QPushButton;
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTextBrowser;
@@ -13,6 +14,7 @@ class QTreeView;
 namespace dice {
 
 class CodeEditor;
+class SuiteEvaluationDialog;
 class TaskModel;
 class WorkbenchState;
 
@@ -30,6 +32,9 @@ public:
     QString referenceText() const;
     // Selects a task by name; returns false when there is none.
     bool selectTask(const QString& name);
+    // The dialog that scores the whole suite with a folder of candidates, made when first asked
+    // for and shown by the browser's button.
+    SuiteEvaluationDialog* suiteEvaluationDialog();
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -44,6 +49,8 @@ private:
     QSortFilterProxyModel* m_proxy;
     QLineEdit* m_filter;
     QTreeView* m_view;
+    QPushButton* m_evaluateSuite;
+    SuiteEvaluationDialog* m_suiteDialog = nullptr;
     QLabel* m_heading;
     QTabWidget* m_tabs;
     QTextBrowser* m_details;

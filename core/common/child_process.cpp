@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "core/system/child_process.h"
+#include "core/common/child_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
