@@ -137,6 +137,11 @@ int commandEval(const Invocation& in) {
         std::cerr << kUsage;
         return 2;
     }
+    if (suiteMode && args.flag("compile-only")) {
+        std::cerr << "dice eval: --compile-only inspects one candidate; a suite is evaluated "
+                     "in full\n";
+        return 2;
+    }
     EvalOptions options;
     options.preset = args.value("preset", "bench");
     options.correctnessTrials = args.integer("trials", options.correctnessTrials);

@@ -190,6 +190,15 @@ private Q_SLOTS:
         QCOMPARE(all["scope"].get<std::string>(), std::string("all"));
         QCOMPARE(all["tasks"].get<int>(), 2);
         QCOMPARE(all["compile_rate"].get<double>(), 0.5);
+
+        // --compile-only inspects one candidate; with a suite it used to evaluate in full.
+        QProcess compileOnly;
+        compileOnly.start(QStringLiteral(DICE_BIN_DIR "/dice"),
+                          {"eval", "--suite", dir.filePath("tasks"), "--candidates",
+                           dir.filePath("candidates"), "--no-store", "--compile-only"});
+        QVERIFY(compileOnly.waitForFinished(60000));
+        QCOMPARE(compileOnly.exitCode(), 2);
+        QVERIFY(compileOnly.readAllStandardError().contains("--compile-only"));
     }
 };
 
