@@ -190,7 +190,7 @@ EvaluationResult PythonEvaluator::evaluate(const KernelBenchJob& job,
     case WorkerReply::Status::Crashed:
         result.verdict = Verdict::RuntimeError;
         result.message = "the KernelBench worker died while evaluating: " + reply.detail;
-        result.workerState = WorkerState::RestartedAfterFault;
+        result.workerState = WorkerState::RestartedAfterCrash;
         break;
     case WorkerReply::Status::NotStarted:
         throw Error("the KernelBench worker cannot be started: " + reply.detail);
