@@ -2,10 +2,10 @@
 // dice bench kernelbench: the paper's KernelBench table with a loaded model.
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
+#include "core/bench/paper_bench.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/cuda/torch_cuda_bridge.h"
-#include "core/bench/paper_bench.h"
 #include "core/store/run_store.h"
 #include "core/system/result_file.h"
 

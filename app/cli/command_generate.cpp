@@ -3,10 +3,10 @@
 #include "app/cli/commands.h"
 #include "core/common/error.h"
 #include "core/cuda/torch_cuda_bridge.h"
-#include "core/prompts/native_prompts.h"
 #include "core/diffusion/decode_trace.h"
 #include "core/engine/model_session.h"
 #include "core/model/cpu_threads.h"
+#include "core/prompts/native_prompts.h"
 #include "core/tasks/task.h"
 
 #include <nlohmann/json.hpp>

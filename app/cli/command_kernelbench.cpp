@@ -6,11 +6,11 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/eval/evaluation.h"
+#include "core/kernelbench/importer.h"
+#include "core/kernelbench/python_evaluator.h"
 #include "core/prompts/answer.h"
 #include "core/prompts/decoding_presets.h"
-#include "core/kernelbench/importer.h"
 #include "core/prompts/kernelbench_prompts.h"
-#include "core/kernelbench/python_evaluator.h"
 #include "core/system/result_file.h"
 #include "core/tasks/task.h"
 

@@ -4,8 +4,8 @@
 #include "core/engine/model_session.h"
 #include "core/eval/evaluation.h"
 #include "core/eval/metrics.h"
-#include "core/prompts/decoding_presets.h"
 #include "core/kernelbench/python_evaluator.h"
+#include "core/prompts/decoding_presets.h"
 
 #include <nlohmann/json_fwd.hpp>
 

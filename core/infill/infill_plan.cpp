@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/infill/infill_plan.h"
 
-#include "core/prompts/native_prompts.h"
-#include "core/tasks/holes.h"
 #include "core/prompts/answer.h"
 #include "core/prompts/kernelbench_prompts.h"
+#include "core/prompts/native_prompts.h"
+#include "core/tasks/holes.h"
 #include "core/tasks/task.h"
 
 #include <exception>

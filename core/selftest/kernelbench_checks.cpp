@@ -3,10 +3,10 @@
 
 #include "core/common/error.h"
 #include "core/cuda/cuda_driver.h"
-#include "core/prompts/answer.h"
-#include "core/prompts/kernelbench_prompts.h"
 #include "core/kernelbench/python_evaluator.h"
 #include "core/kernelbench/python_runtime.h"
+#include "core/prompts/answer.h"
+#include "core/prompts/kernelbench_prompts.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -246,15 +246,14 @@ void checkModelGpu(CheckResult& result) {
 } // namespace
 
 void addModelChecks(std::vector<SelfTestCheck>& checks) {
-    checks.insert(checks.end(),
-                  {
-                      {"cpu.model_cache", "cpu",
-                       "cached SDAR decoding matches the block-causal forward pass",
-                       checkModelCachedDecoding},
-                      {"gpu.model", "gpu",
-                       "the model on CUDA: transformers parity, cached passes, graphs",
-                       checkModelGpu},
-                  });
+    checks.insert(
+        checks.end(),
+        {
+            {"cpu.model_cache", "cpu", "cached SDAR decoding matches the block-causal forward pass",
+             checkModelCachedDecoding},
+            {"gpu.model", "gpu", "the model on CUDA: transformers parity, cached passes, graphs",
+             checkModelGpu},
+        });
 }
 
 } // namespace dice

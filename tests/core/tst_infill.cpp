@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/error.h"
-#include "core/tasks/holes.h"
 #include "core/infill/text_diff.h"
+#include "core/tasks/holes.h"
 
 #include <QProcess>
 #include <QTemporaryDir>

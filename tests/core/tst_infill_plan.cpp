@@ -5,8 +5,8 @@
 // infilling prompt; answers become hole contents and selections become holes as they did in the
 // area.
 #include "core/common/file_util.h"
-#include "core/tasks/holes.h"
 #include "core/infill/infill_plan.h"
+#include "core/tasks/holes.h"
 #include "core/tasks/task.h"
 #include "core/tokenizer/chat_template.h"
 

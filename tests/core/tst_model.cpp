@@ -5,11 +5,11 @@
 
 #include "core/common/error.h"
 #include "core/common/file_util.h"
-#include "core/selftest/model_checks.h"
 #include "core/model/model_config.h"
 #include "core/model/qwen3_model.h"
 #include "core/model/safetensors.h"
 #include "core/model/safetensors_torch.h"
+#include "core/selftest/model_checks.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <torch/torch.h>
 
-#include "core/selftest/model_checks.h"
 #include "core/model/qwen3_model.h"
+#include "core/selftest/model_checks.h"
 
 #include <QtTest>
 

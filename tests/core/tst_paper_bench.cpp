@@ -2,8 +2,8 @@
 // The paper's KernelBench table end to end on the CPU: a real (tiny, random) checkpoint answers
 // real level-1 problems, each answer is judged and kept in the run store, and a second run
 // resumes from the store instead of generating again.
-#include "core/common/file_util.h"
 #include "core/bench/paper_bench.h"
+#include "core/common/file_util.h"
 #include "core/store/run_store.h"
 #include "core/tokenizer/bpe_trainer.h"
 #include "core/tokenizer/tokenizer.h"

@@ -6,9 +6,9 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/cuda/nvrtc_compiler.h"
-#include "core/worker/evaluator.h"
 #include "core/suite/suite_evaluation.h"
 #include "core/tasks/task.h"
+#include "core/worker/evaluator.h"
 
 #include <QTemporaryDir>
 #include <QtTest>

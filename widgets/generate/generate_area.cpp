@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/generate/generate_area.h"
 
+#include "core/bench/paper_bench.h"
 #include "core/common/error.h"
-#include "core/prompts/native_prompts.h"
 #include "core/prompts/answer.h"
 #include "core/prompts/decoding_presets.h"
-#include "core/bench/paper_bench.h"
 #include "core/prompts/kernelbench_prompts.h"
+#include "core/prompts/native_prompts.h"
 #include "widgets/generate/decode_plots.h"
 #include "widgets/generate/denoising_canvas.h"
 #include "widgets/state/model_runner.h"

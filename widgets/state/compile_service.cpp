@@ -29,19 +29,19 @@ CompileJob* CompileService::compile(const QString& source, const QString& fileNa
 DisassemblyJob* CompileService::disassemble(const std::string& cubin, const QString& sourceFile,
                                             const QString& source) {
     auto* job = new DisassemblyJob;
-    m_disassembler->post(
-        job, QStringLiteral("disassemble"), OwnerThread::InFlight::Dropped,
-        [job, cubin, name = sourceFile.toStdString(),
-         text = source.toStdString()](const OwnerThread::Context& context) {
-            const SassDisassembly sass = disassembleCubin(cubin);
-            const SassText listing =
-                sass.ok() ? SassText::render(sass.listing, name, text) : SassText();
-            const QString tool = QString::fromStdString(sass.tool);
-            const QString error = QString::fromStdString(sass.error);
-            context.deliver([job, tool, error, listing] {
-                Q_EMIT job->finished(tool, error, listing);
-            });
-        });
+    m_disassembler->post(job, QStringLiteral("disassemble"), OwnerThread::InFlight::Dropped,
+                         [job, cubin, name = sourceFile.toStdString(),
+                          text = source.toStdString()](const OwnerThread::Context& context) {
+                             const SassDisassembly sass = disassembleCubin(cubin);
+                             const SassText listing =
+                                 sass.ok() ? SassText::render(sass.listing, name, text)
+                                           : SassText();
+                             const QString tool = QString::fromStdString(sass.tool);
+                             const QString error = QString::fromStdString(sass.error);
+                             context.deliver([job, tool, error, listing] {
+                                 Q_EMIT job->finished(tool, error, listing);
+                             });
+                         });
     return job;
 }
 

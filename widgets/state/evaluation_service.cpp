@@ -64,7 +64,7 @@ SuiteEvaluationJob* EvaluationService::evaluateSuite(const TaskSuite& suite,
         job, QStringLiteral("suite"), OwnerThread::InFlight::Stops,
         [job, suite, options, evaluator = m_evaluator](const OwnerThread::Context& context) {
             try {
-                SuiteEvaluation evaluation = evaluateSuite(
+                SuiteEvaluation evaluation = dice::evaluateSuite(
                     *evaluator, suite, options,
                     [&context, job](const EvaluationResult& result, std::size_t finished,
                                     std::size_t total) {
