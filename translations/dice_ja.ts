@@ -165,10 +165,6 @@ committed at step %4 (block %5), confidence %6</source>
         <translation>タイムアウトのため評価ワーカーを再起動しました。</translation>
     </message>
     <message>
-        <source>There is no GPU, so the worker compiles but does not run kernels.</source>
-        <translation>GPU がないため、ワーカーはカーネルをコンパイルしますが実行しません。</translation>
-    </message>
-    <message>
         <source>Evaluation worker: %1</source>
         <translation>評価ワーカー: %1</translation>
     </message>
@@ -753,8 +749,8 @@ committed at step %4 (block %5), confidence %6</source>
     <message numerus="yes">
         <source>proposal ready, lines: %n</source>
         <translation>
-                <numerusform>提案あり (%n 行)</numerusform>
-            </translation>
+            <numerusform>提案あり (%n 行)</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1344,6 +1340,81 @@ committed at step %4 (block %5), confidence %6</source>
     </message>
 </context>
 <context>
+    <name>dice::SuiteEvaluationDialog</name>
+    <message>
+        <source>The suite has no tasks: open a task folder first.</source>
+        <translation>スイートにタスクがありません。先にタスクのフォルダーを開いてください。</translation>
+    </message>
+    <message>
+        <source>Choose the folder that holds a &lt;task&gt;.dice file for each task.</source>
+        <translation>タスクごとに &lt;task&gt;.dice ファイルを収めたフォルダーを選んでください。</translation>
+    </message>
+    <message>
+        <source>Evaluating the candidates in %1…</source>
+        <translation>%1 の候補を評価中…</translation>
+    </message>
+    <message>
+        <source>Stopping after the evaluations in flight…</source>
+        <translation>実行中の評価が終わりしだい停止します…</translation>
+    </message>
+    <message>
+        <source>Evaluate the Suite</source>
+        <translation>スイートの評価</translation>
+    </message>
+    <message>
+        <source>Candidates:</source>
+        <translation>候補:</translation>
+    </message>
+    <message>
+        <source>A folder with &lt;task&gt;.dice for each task</source>
+        <translation>タスクごとの &lt;task&gt;.dice を収めたフォルダー</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>選択…</translation>
+    </message>
+    <message>
+        <source>Timing preset:</source>
+        <translation>計時プリセット:</translation>
+    </message>
+    <message>
+        <source>Evaluations per candidate:</source>
+        <translation>候補あたりの評価回数:</translation>
+    </message>
+    <message>
+        <source>Evaluate</source>
+        <translation>評価</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Folder of Candidates</source>
+        <translation>候補のフォルダー</translation>
+    </message>
+    <message>
+        <source>%1 of %2 evaluated; %3: %4</source>
+        <translation>%2 件中 %1 件を評価済み。%3: %4</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n evaluation(s) of every task&apos;s candidate.</source>
+        <translation>
+            <numerusform>全タスクの候補を %n 回評価しました。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n task(s) had no candidate and count as failures.</source>
+        <translation>
+            <numerusform>%n 件のタスクに候補がなく、失敗として数えます。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The suite could not be evaluated: %1</source>
+        <translation>スイートを評価できませんでした: %1</translation>
+    </message>
+</context>
+<context>
     <name>dice::SystemStatus</name>
     <message>
         <source>Checking the machine…</source>
@@ -1429,6 +1500,14 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>Tolerance (float32): atol %1, rtol %2</source>
         <translation>許容誤差（float32）: atol %1、rtol %2</translation>
+    </message>
+    <message>
+        <source>Evaluate the Suite…</source>
+        <translation>スイートを評価…</translation>
+    </message>
+    <message>
+        <source>Score every task with a folder of candidates, as dice eval --suite does</source>
+        <translation>dice eval --suite と同じく、候補のフォルダーで全タスクを採点します</translation>
     </message>
 </context>
 <context>
