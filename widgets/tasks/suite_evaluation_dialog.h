@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "widgets/state/evaluation_service.h"
+
 #include <QDialog>
 #include <QPointer>
 
@@ -14,9 +16,7 @@ class QSpinBox;
 
 namespace dice {
 
-class SuiteEvaluationJob;
 class WorkbenchState;
-struct SuiteEvaluation;
 
 // Scores the suite with a folder of candidates (<folder>/<task>.dice), the way `dice eval
 // --suite` does: every task's candidate evaluated on the evaluator's thread, progress as each
