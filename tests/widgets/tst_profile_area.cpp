@@ -126,9 +126,9 @@ private Q_SLOTS:
     void sassFollowsTheCursor() {
         if (!dice::NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");
-        dice::WorkbenchState state;
         QTemporaryDir dir;
-        dice::ProfileArea area(&state, nullptr, QString(), dir.filePath("runs.sqlite3"));
+        dice::WorkbenchState state({QString(), dir.filePath("runs.sqlite3")});
+        dice::ProfileArea area(&state);
         area.show();
         QSignalSpy compiled(&area, &dice::ProfileArea::compiled);
         area.compileNow();
