@@ -48,11 +48,6 @@ cu::Function CudaModule::function(const std::string& name) const {
     return f;
 }
 
-bool CudaModule::hasFunction(const std::string& name) const {
-    cu::Function f = nullptr;
-    return api().cuModuleGetFunction(&f, m_module, name.c_str()) == cu::kSuccess;
-}
-
 CudaStream::CudaStream() {
     cu::check(api().cuStreamCreate(&m_stream, cu::kStreamNonBlocking), "cuStreamCreate");
 }

@@ -37,7 +37,6 @@ public:
     CudaModule& operator=(const CudaModule&) = delete;
 
     cu::Function function(const std::string& name) const;
-    bool hasFunction(const std::string& name) const;
     cu::Module handle() const { return m_module; }
 
 private:

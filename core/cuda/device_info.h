@@ -45,7 +45,4 @@ struct DeviceInfo {
 // Every GPU the driver sees; empty when there is no driver or no GPU.
 std::vector<DeviceInfo> queryDevices();
 
-// Facts an occupancy calculation needs for an architecture when no GPU is present (sm_70..sm_120).
-DeviceInfo nominalDevice(int computeMajor, int computeMinor);
-
 } // namespace dice

@@ -16,7 +16,6 @@
 #include <limits>
 #include <regex>
 #include <set>
-#include <sstream>
 
 namespace dice {
 
@@ -537,12 +536,6 @@ torch::jit::Function& HostProgram::forward() const {
 
 torch::jit::Function& HostProgram::guardedForward() const {
     return *m_impl->guarded;
-}
-
-std::string HostProgram::graphText() const {
-    std::ostringstream out;
-    out << *m_impl->inlined;
-    return out.str();
 }
 
 struct ReferenceProgram::Impl {

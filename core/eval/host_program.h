@@ -105,8 +105,6 @@ public:
     // AllocationGuard of the current LauncherScope.
     torch::jit::Function& forward() const;
     torch::jit::Function& guardedForward() const;
-    // The inlined graph the analysis was made from.
-    std::string graphText() const;
 
 private:
     struct Impl;

@@ -286,10 +286,6 @@ NativeEvaluator::NativeEvaluator(int deviceIndex)
 
 NativeEvaluator::~NativeEvaluator() = default;
 
-std::string NativeEvaluator::gpuUnavailableReason() const {
-    return m_impl->unavailableReason();
-}
-
 bool NativeEvaluator::contextLost() const {
     return m_impl->lost;
 }

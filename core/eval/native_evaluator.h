@@ -36,8 +36,6 @@ public:
                               const std::string& origin, const EvalOptions& options,
                               const ProgressFn& progress = {});
 
-    // Why kernels cannot run here ("no CUDA driver: ..."), empty when they can.
-    std::string gpuUnavailableReason() const;
     // True once a kernel fault left the CUDA context unusable; the owning process must exit.
     bool contextLost() const;
 

@@ -3,7 +3,6 @@
 
 #include "core/system/system_info.h"
 
-#include <cctype>
 #include <ctime>
 #include <filesystem>
 
@@ -49,26 +48,6 @@ nlohmann::json resultFileHeader(const std::string& kind, const std::vector<std::
                           {"command", commandLine(argv)},
                           {"date", utcTimestamp()},
                           {"system", toJson(collectSystemInfo())}};
-}
-
-std::string resultFileStem(const std::string& kind) {
-    const auto devices = queryDevices();
-    std::string device = devices.empty() ? "cpu" : devices.front().name;
-    std::string slug;
-    for (char c : device) {
-        if (std::isalnum(static_cast<unsigned char>(c)))
-            slug += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        else if (!slug.empty() && slug.back() != '-')
-            slug += '-';
-    }
-    while (!slug.empty() && slug.back() == '-')
-        slug.pop_back();
-    std::string stamp = utcTimestamp();
-    std::string compact;
-    for (char c : stamp)
-        if (c != '-' && c != ':')
-            compact += c;
-    return kind + "-" + slug + "-" + compact;
 }
 
 } // namespace dice

@@ -18,7 +18,4 @@ std::string commandLine(const std::vector<std::string>& argv);
 // UTC time as 2026-12-02T17:41:13Z.
 std::string utcTimestamp();
 
-// A file name part for the result: "selftest-nvidia-h200-20261202T174113Z".
-std::string resultFileStem(const std::string& kind);
-
 } // namespace dice

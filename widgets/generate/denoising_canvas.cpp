@@ -52,10 +52,6 @@ DenoisingCanvas::DenoisingCanvas(QWidget* parent)
     m_lineHeight = metrics.height() + 4;
 }
 
-void DenoisingCanvas::setFrameInterval(int milliseconds) {
-    m_frameTimer->setInterval(milliseconds);
-}
-
 void DenoisingCanvas::setTokenText(std::function<QString(qint64)> textOf) {
     m_textOf = std::move(textOf);
     m_textCache.clear();
@@ -110,7 +106,6 @@ void DenoisingCanvas::rebuild() {
         m_maxStep = 1;
     }
     layoutCells();
-    Q_EMIT stepShown(m_step);
     scheduleRepaint();
 }
 

@@ -41,13 +41,9 @@ public:
     const std::vector<CellState>& cells() const { return m_cells; }
     // Frames painted so far (the frame-rate figure).
     qint64 framesPainted() const { return m_frames; }
-    void setFrameInterval(int milliseconds);
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
-
-Q_SIGNALS:
-    void stepShown(int steps);
 
 protected:
     void paintEvent(QPaintEvent* event) override;

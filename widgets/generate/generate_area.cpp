@@ -476,10 +476,6 @@ void GenerateArea::updateAvailability() {
                                   "with Model ▸ Manage models…"));
 }
 
-QString GenerateArea::promptText() const {
-    return m_prompt->toPlainText();
-}
-
 bool GenerateArea::generateEnabled() const {
     return m_generate->isEnabled();
 }

@@ -40,7 +40,6 @@ class GenerateArea : public QWidget {
 public:
     explicit GenerateArea(WorkbenchState* state, QWidget* parent = nullptr);
 
-    QString promptText() const;
     bool generateEnabled() const;
     DenoisingCanvas* canvas() const { return m_canvas; }
     DecodePlots* plots() const { return m_plots; }

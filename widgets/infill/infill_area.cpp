@@ -530,7 +530,6 @@ void InfillArea::onDone() {
     if (!name.isNull() && m_work[name].state == HoleState::Filling)
         m_work[name].state = HoleState::Empty;
     refreshHoles();
-    Q_EMIT holeFinished(name);
     startNext();
 }
 

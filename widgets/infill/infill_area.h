@@ -64,7 +64,6 @@ public:
 
 Q_SIGNALS:
     void sendToProfile(const QString& code);
-    void holeFinished(const QString& name);
     void allFinished();
 
 protected:
