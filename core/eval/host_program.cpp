@@ -30,12 +30,13 @@ thread_local AllocationGuard* t_guard = nullptr;
 thread_local bool t_onCompileStack = false;
 
 // TorchScript's frontend recurses once per level of nesting and once per operator of a chain such
-// as -(-(-x)) or x + x + ... + x, and a stack overflow kills the whole process. Brackets give the
+// as - - - x or x + x + ... + x, and a stack overflow kills the whole process. Brackets give the
 // deepest nesting per byte, so they are limited outright, far above anything real code needs;
-// every other chain is bounded by the size of the source (a candidate is at most 1 MiB), which
-// the compile thread's stack is sized for.
+// every other chain is bounded by the size of the source, which the compile thread's stack is
+// sized for: 256 KiB of unary minus compile on it, half a million overflow it, and the largest
+// host code of the built-in solutions is about 2 KiB.
 constexpr int kMaxBracketNesting = 200;
-constexpr std::size_t kMaxTorchScriptBytes = 1024 * 1024;
+constexpr std::size_t kMaxTorchScriptBytes = 64 * 1024;
 
 // The line (from 1) on which brackets first nest deeper than kMaxBracketNesting, 0 when they
 // never do. Brackets inside strings and comments do not count.
@@ -496,7 +497,7 @@ HostProgram HostProgram::compile(const NativeCandidate& candidate) {
     };
     if (!t_onCompileStack) {
         if (candidate.host.size() > kMaxTorchScriptBytes)
-            throw fail(0, "host code: longer than 1 MiB");
+            throw fail(0, "host code: longer than 64 KiB");
         if (const int line = lineOfDeepNesting(candidate.host); line > 0)
             throw fail(line, "host code: " + deepNestingMessage());
         HostProgram program;
@@ -619,7 +620,7 @@ struct ReferenceProgram::Impl {
 ReferenceProgram ReferenceProgram::compile(const std::string& source, const std::string& origin) {
     if (!t_onCompileStack) {
         if (source.size() > kMaxTorchScriptBytes)
-            throw FileError(origin, "reference: longer than 1 MiB");
+            throw FileError(origin, "reference: longer than 64 KiB");
         if (const int line = lineOfDeepNesting(source); line > 0)
             throw FileError(origin,
                             "reference line " + std::to_string(line) + ": " + deepNestingMessage());
