@@ -10,6 +10,11 @@
 
 #include <signal.h>
 
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
 using namespace dice;
 
 namespace {
@@ -20,6 +25,20 @@ std::string resource(const std::string& relative) {
 
 Task task(const std::string& name) {
     return loadTask(std::string(DICE_SOURCE_DIR) + "/resources/tasks/" + name + ".json");
+}
+
+// Waits until a child that was sent a fatal signal has ended (a zombie not yet reaped), so that
+// a test sees a worker that died while idle and not one that dies while it is sent a request.
+bool waitUntilEnded(pid_t pid) {
+    for (int i = 0; i < 500; ++i) {
+        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+        const std::size_t close = text.rfind(')');
+        if (close == std::string::npos || text.compare(close, 3, ") Z") == 0)
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
 }
 
 EvaluatorOptions workerOptions() {
@@ -124,6 +143,7 @@ private Q_SLOTS:
         Evaluator evaluator(workerOptions());
         const auto pid = static_cast<pid_t>(evaluator.hello()["pid"].get<long long>());
         ::kill(pid, SIGKILL);
+        QVERIFY(waitUntilEnded(pid));
         const auto r =
             evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
         QVERIFY2(r.verdict == Verdict::NotRun && r.compiled, r.message.c_str());

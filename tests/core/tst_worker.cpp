@@ -15,6 +15,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <thread>
 
@@ -195,6 +196,20 @@ private:
     std::string m_out;
     bool m_started = false;
 };
+
+// Waits until a child that was sent a fatal signal has ended (a zombie not yet reaped), so that
+// a test sees a worker that died while idle and not one that dies while it is sent a request.
+bool waitUntilEnded(pid_t pid) {
+    for (int i = 0; i < 500; ++i) {
+        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+        const std::size_t close = text.rfind(')');
+        if (close == std::string::npos || text.compare(close, 3, ") Z") == 0)
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+}
 
 // The peak resident memory of a process, in KiB (VmHWM in /proc/PID/status); -1 when unknown.
 long long peakResidentKiB(pid_t pid) {
@@ -435,6 +450,30 @@ private Q_SLOTS:
                    {"task", task}, {"candidate", {{"source", "x"}}}, {"options", {{"warmups", -1}}}}
                                           .dump())
             << "\"warmups\" must be between";
+        // 4294967297 is 2^32 + 1: cast to an int it would read as 1.
+        QTest::newRow("options past int")
+            << QString::fromStdString(json{{"task", task},
+                                           {"candidate", {{"source", "x"}}},
+                                           {"options", {{"warmups", 4294967297ULL}}}}
+                                          .dump())
+            << "\"warmups\" must be between 0 and 1000";
+        json levelPastInt = task;
+        levelPastInt["level"] = 4294967297ULL;
+        QTest::newRow("level past int") << QString::fromStdString(json{
+                                               {"task", levelPastInt},
+                                               {"task_path", "t.json"},
+                                               {"candidate",
+                                                {{"source", "x"}}}}.dump())
+                                        << "t.json: level: must be 1, 2 or 3";
+        json presetPastInt64 = task;
+        presetPastInt64["presets"]["small"]["B"] = 18446744073709551615ULL;
+        QTest::newRow("preset past int64")
+            << QString::fromStdString(json{
+                   {"task", presetPastInt64},
+                   {"task_path", "t.json"},
+                   {"candidate",
+                    {{"source", "x"}}}}.dump())
+            << "t.json: presets.small.B: must be an integer below 2^63";
     }
 
     void requestRejectsBadFields() {
@@ -598,6 +637,7 @@ private Q_SLOTS:
                  std::string("ok"));
         const pid_t first = worker.pid();
         ::kill(first, SIGSEGV);
+        QVERIFY(waitUntilEnded(first));
         // The death is noticed before the request is sent: a fresh worker answers it.
         const auto reply = worker.call("hello", json::object(), 30000);
         QCOMPARE(dice::toString(reply.status), std::string("ok"));
