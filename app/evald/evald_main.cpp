@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // dice-evald: the evaluation worker. One process per GPU owns the CUDA context; it reads requests
 // as JSON lines on stdin and answers on stdout (docs/worker-protocol.md).
+#include "core/common/large_stack.h"
 #include "core/common/version.h"
 #include "core/eval/native_evaluator.h"
 #include "core/worker/evaluation_handlers.h"
@@ -66,22 +67,25 @@ int main(int argc, char** argv) {
         return 1;
     }
 
-    dice::WorkerService service;
-    dice::NativeEvaluator evaluator(device);
-    dice::addEvaluationHandlers(service, evaluator);
-    service.setHelloInfo("sandbox", applied);
-    service.setHelloInfo("device_index", device);
-    const auto send = [protocolOut](const nlohmann::json& message) {
-        const std::string line = message.dump() + "\n";
-        std::fwrite(line.data(), 1, line.size(), protocolOut);
+    // Every request is handled on one thread with a large stack: parsers and compilers that
+    // recurse once per level of nesting meet candidates written to exhaust a default stack.
+    try {
+        dice::runOnLargeStack([&] {
+            dice::WorkerService service;
+            dice::NativeEvaluator evaluator(device);
+            dice::addEvaluationHandlers(service, evaluator);
+            service.setHelloInfo("sandbox", applied);
+            service.setHelloInfo("device_index", device);
+            service.serve(STDIN_FILENO, [protocolOut](const nlohmann::json& message) {
+                const std::string line = dice::protocol::encodeLine(message);
+                std::fwrite(line.data(), 1, line.size(), protocolOut);
+                std::fflush(protocolOut);
+            });
+        });
+    } catch (const std::exception& e) {
+        std::cerr << "dice-evald: " << e.what() << "\n";
         std::fflush(protocolOut);
-    };
-    std::string line;
-    while (std::getline(std::cin, line)) {
-        if (line.empty())
-            continue;
-        if (!service.handleLine(line, send))
-            break;
+        std::_Exit(1);
     }
     std::fflush(protocolOut);
     // A lost CUDA context can hang in its destructors; nothing is left to clean up.

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -402,22 +403,34 @@ bool ChildProcess::running() {
     return false;
 }
 
-bool ChildProcess::write(const std::string& data) {
+bool ChildProcess::write(const std::string& data, std::size_t* written) {
     std::size_t done = 0;
+    const auto finish = [&](bool ok) {
+        if (written)
+            *written = done;
+        return ok;
+    };
     while (done < data.size()) {
         if (m_in < 0)
-            return false;
+            return finish(false);
         const ssize_t n = writeWithoutSigpipe(m_in, data.data() + done, data.size() - done);
         if (n < 0) {
             if (errno != EAGAIN)
-                return false;
+                return finish(false);
             pollfd p{m_in, POLLOUT, 0};
             ::poll(&p, 1, 1000);
             continue;
         }
         done += static_cast<std::size_t>(n);
     }
-    return true;
+    return finish(true);
+}
+
+std::size_t ChildProcess::stdinUnread() const {
+    int bytes = 0;
+    if (m_in < 0 || ::ioctl(m_in, FIONREAD, &bytes) != 0 || bytes < 0)
+        return 0;
+    return static_cast<std::size_t>(bytes);
 }
 
 void ChildProcess::closeStdin() {

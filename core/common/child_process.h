@@ -100,8 +100,12 @@ public:
     int stderrFd() const { return m_err; }
 
     // Writes all of data to the child's stdin, waiting while the pipe is full; false when the
-    // child no longer reads it. A write to a child that died never raises SIGPIPE.
-    bool write(const std::string& data);
+    // child no longer reads it. A write to a child that died never raises SIGPIPE. `written`,
+    // when given, receives how many bytes went into the pipe.
+    bool write(const std::string& data, std::size_t* written = nullptr);
+    // Bytes written to the child's stdin that are still in the pipe: the child has not read
+    // them. They stay there after the child has ended, until the pipe is closed.
+    std::size_t stdinUnread() const;
     void closeStdin();
 
     enum class ReadState { Open, EndOfFile };

@@ -77,4 +77,61 @@ std::size_t firstInvalidUtf8(std::string_view text) {
     return std::string_view::npos;
 }
 
+namespace {
+
+// How many bytes at `pos` form the longest start of a well-formed sequence (at least 1): the
+// ranges of the second byte exclude overlong forms, surrogates and code points above U+10FFFF,
+// as in the Unicode standard's table of well-formed byte sequences.
+std::size_t maximalSubpart(std::string_view text, std::size_t pos) {
+    const auto lead = static_cast<unsigned char>(text[pos]);
+    std::size_t length = 0;
+    unsigned char low = 0x80;
+    unsigned char high = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3;
+        low = lead == 0xE0 ? 0xA0 : 0x80;
+        high = lead == 0xED ? 0x9F : 0xBF;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4;
+        low = lead == 0xF0 ? 0x90 : 0x80;
+        high = lead == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return 1;
+    }
+    std::size_t taken = 1;
+    for (; taken < length && pos + taken < text.size(); ++taken) {
+        const auto b = static_cast<unsigned char>(text[pos + taken]);
+        if (b < (taken == 1 ? low : 0x80) || b > (taken == 1 ? high : 0xBF))
+            break;
+    }
+    return taken;
+}
+
+} // namespace
+
+Utf8Repair repairUtf8(std::string& text) {
+    Utf8Repair repair;
+    const std::size_t first = firstInvalidUtf8(text);
+    if (first == std::string_view::npos)
+        return repair;
+    repair.firstOffset = first;
+    std::string out = text.substr(0, first);
+    std::size_t pos = first;
+    while (pos < text.size()) {
+        const std::size_t start = pos;
+        char32_t c = 0;
+        if (decodeUtf8(text, pos, c)) {
+            out.append(text, start, pos - start);
+            continue;
+        }
+        out += "\xEF\xBF\xBD";
+        ++repair.replaced;
+        pos = start + maximalSubpart(text, start);
+    }
+    text = std::move(out);
+    return repair;
+}
+
 } // namespace dice

@@ -30,13 +30,19 @@ namespace {
 int readInt(const nlohmann::json& j, const char* key, int fallback, int low, int high) {
     if (!j.contains(key))
         return fallback;
-    if (!j[key].is_number_integer())
+    const nlohmann::json& value = j[key];
+    if (!value.is_number_integer())
         throw Error(std::string("evaluation options: \"") + key + "\" must be an integer");
-    const auto v = j[key].get<long long>();
-    if (v < low || v > high)
+    // get<long long> casts: 2^64 - 1 would read as -1. The range is checked on the number as
+    // it was written (low and high are never negative).
+    const bool inRange = value.is_number_unsigned()
+                             ? value.get<std::uint64_t>() >= static_cast<std::uint64_t>(low) &&
+                                   value.get<std::uint64_t>() <= static_cast<std::uint64_t>(high)
+                             : value.get<long long>() >= low && value.get<long long>() <= high;
+    if (!inRange)
         throw Error(std::string("evaluation options: \"") + key + "\" must be between " +
                     std::to_string(low) + " and " + std::to_string(high));
-    return static_cast<int>(v);
+    return static_cast<int>(value.get<long long>());
 }
 
 bool readBool(const nlohmann::json& j, const char* key, bool fallback) {

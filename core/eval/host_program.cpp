@@ -11,6 +11,8 @@
 
 #include "core/eval/host_program.h"
 
+#include "core/common/large_stack.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -23,6 +25,60 @@ namespace {
 
 thread_local KernelLauncher* t_launcher = nullptr;
 thread_local AllocationGuard* t_guard = nullptr;
+// Set on the thread with the large stack that a compile moved to.
+thread_local bool t_onCompileStack = false;
+
+// TorchScript's frontend recurses once per level of nesting and once per operator of a chain such
+// as - - - x or x + x + ... + x, and a stack overflow kills the whole process. Brackets give the
+// deepest nesting per byte, so they are limited outright, far above anything real code needs;
+// every other chain is bounded by the size of the source, which the compile thread's stack is
+// sized for: 256 KiB of unary minus compile on it, half a million overflow it, and the largest
+// host code of the built-in solutions is about 2 KiB.
+constexpr int kMaxBracketNesting = 200;
+constexpr std::size_t kMaxTorchScriptBytes = 64 * 1024;
+
+// The line (from 1) on which brackets first nest deeper than kMaxBracketNesting, 0 when they
+// never do. Brackets inside strings and comments do not count.
+int lineOfDeepNesting(const std::string& source) {
+    int line = 1;
+    int depth = 0;
+    for (std::size_t i = 0; i < source.size(); ++i) {
+        const char c = source[i];
+        if (c == '\n') {
+            ++line;
+        } else if (c == '#') {
+            while (i + 1 < source.size() && source[i + 1] != '\n')
+                ++i;
+        } else if (c == '"' || c == '\'') {
+            const bool triple = source.compare(i, 3, std::string(3, c)) == 0;
+            const std::size_t quoteLength = triple ? 3 : 1;
+            for (i += quoteLength; i < source.size(); ++i) {
+                if (source[i] == '\n')
+                    ++line;
+                if (source[i] == '\\') {
+                    if (i + 1 < source.size() && source[i + 1] == '\n')
+                        ++line;
+                    ++i;
+                } else if (source.compare(i, quoteLength, std::string(quoteLength, c)) == 0) {
+                    i += quoteLength - 1;
+                    break;
+                } else if (!triple && source[i] == '\n') {
+                    break;
+                }
+            }
+        } else if (c == '(' || c == '[' || c == '{') {
+            if (++depth > kMaxBracketNesting)
+                return line;
+        } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return 0;
+}
+
+std::string deepNestingMessage() {
+    return "brackets nest deeper than " + std::to_string(kMaxBracketNesting) + " levels";
+}
 
 const char* kindName(ParamKind kind) {
     switch (kind) {
@@ -438,6 +494,18 @@ HostProgram HostProgram::compile(const NativeCandidate& candidate) {
         d.message = message;
         return HostCompileError(d);
     };
+    if (!t_onCompileStack) {
+        if (candidate.host.size() > kMaxTorchScriptBytes)
+            throw fail(0, "host code: longer than 64 KiB");
+        if (const int line = lineOfDeepNesting(candidate.host); line > 0)
+            throw fail(line, "host code: " + deepNestingMessage());
+        HostProgram program;
+        runOnLargeStack([&] {
+            t_onCompileStack = true;
+            program = compile(candidate);
+        });
+        return program;
+    }
     HostProgram program;
     program.m_impl = std::make_shared<Impl>();
     Impl& impl = *program.m_impl;
@@ -543,6 +611,19 @@ struct ReferenceProgram::Impl {
 };
 
 ReferenceProgram ReferenceProgram::compile(const std::string& source, const std::string& origin) {
+    if (!t_onCompileStack) {
+        if (source.size() > kMaxTorchScriptBytes)
+            throw FileError(origin, "reference: longer than 64 KiB");
+        if (const int line = lineOfDeepNesting(source); line > 0)
+            throw FileError(origin,
+                            "reference line " + std::to_string(line) + ": " + deepNestingMessage());
+        ReferenceProgram program;
+        runOnLargeStack([&] {
+            t_onCompileStack = true;
+            program = compile(source, origin);
+        });
+        return program;
+    }
     ReferenceProgram program;
     program.m_impl = std::make_shared<Impl>();
     program.m_impl->unit = std::make_shared<torch::jit::CompilationUnit>();

@@ -2,6 +2,7 @@
 #include "core/store/run_store.h"
 
 #include "core/common/error.h"
+#include "core/common/utf8.h"
 #include "core/system/result_file.h"
 
 #include <sqlite3.h>
@@ -424,7 +425,10 @@ RunRecord RunStore::recordOf(const EvaluationResult& result, const std::string& 
     r.task = result.task;
     r.level = result.level;
     r.dialect = result.dialect;
+    // What the evaluator judged: bytes that are not UTF-8 went to it as U+FFFD, and a record
+    // that keeps them could not be written out as JSON.
     r.source = source;
+    repairUtf8(r.source);
     r.options = options;
     r.device = result.device;
     r.driver = driver;

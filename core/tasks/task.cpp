@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 
 namespace dice {
 
@@ -182,6 +183,13 @@ private:
     int m_depth = 0;
 };
 
+// An integer that get<std::int64_t> would wrap to a negative value.
+bool tooLargeForInt64(const json& value) {
+    return value.is_number_unsigned() &&
+           value.get<std::uint64_t>() >
+               static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+}
+
 bool validName(const std::string& name) {
     if (name.empty() || name.size() > 96 || std::isdigit(static_cast<unsigned char>(name[0])))
         return false;
@@ -294,6 +302,8 @@ public:
         for (size_t i = 0; i < shape.size(); ++i) {
             DimSpec dim;
             if (shape[i].is_number_integer()) {
+                if (tooLargeForInt64(shape[i]))
+                    fail(where + ".shape[" + std::to_string(i) + "]", "too large");
                 if (shape[i].get<std::int64_t>() < 0)
                     fail(where + ".shape[" + std::to_string(i) + "]", "negative size");
                 dim.text = std::to_string(shape[i].get<std::int64_t>());
@@ -336,9 +346,11 @@ public:
         if (task.title.empty())
             task.title = task.name;
         const json& level = field(root, "level", "");
-        if (!level.is_number_integer() || level.get<int>() < 1 || level.get<int>() > 3)
+        // Compared as written: get<int> would read 4294967297 as 1.
+        if (!level.is_number_integer() || tooLargeForInt64(level) ||
+            level.get<std::int64_t>() < 1 || level.get<std::int64_t>() > 3)
             fail("level", "must be 1, 2 or 3");
-        task.level = level.get<int>();
+        task.level = static_cast<int>(level.get<std::int64_t>());
         task.family = string(root, "family", "", false);
         task.description = string(root, "description", "");
         if (root.contains("seed")) {
@@ -367,8 +379,8 @@ public:
                 fail("presets." + it.key(), "must be an object of variables");
             auto& vars = task.presets[it.key()];
             for (auto v = it.value().begin(); v != it.value().end(); ++v) {
-                if (!v.value().is_number_integer())
-                    fail("presets." + it.key() + "." + v.key(), "must be an integer");
+                if (!v.value().is_number_integer() || tooLargeForInt64(v.value()))
+                    fail("presets." + it.key() + "." + v.key(), "must be an integer below 2^63");
                 if (!validName(v.key()))
                     fail("presets." + it.key(), "\"" + v.key() + "\" is not a valid name");
                 vars[v.key()] = v.value().get<std::int64_t>();

@@ -3,9 +3,11 @@
 
 #include "core/common/error.h"
 #include "core/common/file_util.h"
+#include "core/common/utf8.h"
 #include "core/worker/evaluation_request.h"
 #include "core/worker/worker_process.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -13,6 +15,51 @@
 #include <thread>
 
 namespace dice {
+
+namespace {
+
+void addFlag(EvaluationResult& r, const std::string& code, const std::string& message) {
+    for (auto& flag : r.flags) {
+        if (flag.code == code) {
+            flag.message += "; " + message;
+            return;
+        }
+    }
+    r.flags.push_back({code, message});
+}
+
+// What the trip to the worker and back had to repair or leave out, beside the verdict: the
+// candidate that was judged is then not byte for byte the one that was given, or something other
+// than the answer came down the pipe.
+void addTransportFlags(EvaluationResult& r, const std::string& source, const Utf8Repair& repair,
+                       std::size_t otherReplaced, const WorkerReply& reply) {
+    std::string text;
+    auto append = [&text](const std::string& part) { text += (text.empty() ? "" : "; ") + part; };
+    if (repair.replaced > 0) {
+        const auto line =
+            1 + std::count(source.begin(),
+                           source.begin() + static_cast<std::ptrdiff_t>(repair.firstOffset), '\n');
+        append("the candidate held " + std::to_string(repair.replaced) +
+               " byte sequence(s) that are not UTF-8, the first on line " + std::to_string(line));
+    }
+    if (otherReplaced + reply.requestUtf8Replaced > 0)
+        append("the rest of the request held " +
+               std::to_string(otherReplaced + reply.requestUtf8Replaced) +
+               " byte sequence(s) that are not UTF-8");
+    if (reply.replyUtf8Replaced > 0)
+        append("the worker's reply held " + std::to_string(reply.replyUtf8Replaced) +
+               " byte sequence(s) that are not UTF-8");
+    if (!text.empty())
+        addFlag(r, "invalid_utf8", text + "; each was replaced by U+FFFD");
+    if (reply.ignoredLines > 0)
+        addFlag(r, "stray_replies",
+                std::to_string(reply.ignoredLines) +
+                    " line(s) from the worker answered no request in flight and were ignored; "
+                    "the first: " +
+                    reply.firstIgnoredLine);
+}
+
+} // namespace
 
 struct Evaluator::Impl {
     struct Worker {
@@ -39,12 +86,18 @@ struct Evaluator::Impl {
                          const std::string& source, const std::string& name,
                          const EvalOptions& options, const ProgressFn& progress, std::string* ptx) {
         std::lock_guard<std::mutex> lock(w.mutex);
+        // Repaired here rather than on the way out, so that the flag can name the line.
+        std::string sentSource = source;
+        const Utf8Repair sourceRepair = repairUtf8(sentSource);
+        std::string sentName = name;
+        const std::size_t nameReplaced = repairUtf8(sentName).replaced;
         const auto start = std::chrono::steady_clock::now();
         const bool compileOnly = type == "compile";
         w.lastStage = "start";
         const int startsBefore = w.process->starts();
         if (!w.process->running()) {
-            // Loading LibTorch and CUDA is not the candidate's time: start the worker first.
+            // Loading LibTorch and CUDA is not the candidate's time: start the worker first (a
+            // fresh one where the last ended while idle).
             const WorkerReply hello =
                 w.process->call("hello", nlohmann::json::object(), this->options.runTimeoutMs);
             if (hello.status != WorkerReply::Status::Ok) {
@@ -60,7 +113,7 @@ struct Evaluator::Impl {
             }
         }
         const WorkerReply reply = w.process->call(
-            type, toJson(EvaluationRequest{task, source, name, options}),
+            type, toJson(EvaluationRequest{task, sentSource, sentName, options}),
             compileOnly ? this->options.compileTimeoutMs : this->options.runTimeoutMs,
             [&](const nlohmann::json& message) {
                 w.lastStage = message.value("message", message.value("stage", std::string()));
@@ -99,8 +152,10 @@ struct Evaluator::Impl {
             break;
         case WorkerReply::Status::Error:
             r.verdict = Verdict::NotRun;
-            r.message = "the worker refused the request: " +
-                        reply.message.value("message", std::string("no reason given"));
+            r.message = !reply.detail.empty()
+                            ? "the request could not be sent: " + reply.detail
+                            : "the worker refused the request: " +
+                                  reply.message.value("message", std::string("no reason given"));
             r.workerState = WorkerState::Ok;
             break;
         case WorkerReply::Status::Timeout:
@@ -122,6 +177,7 @@ struct Evaluator::Impl {
             r.workerState = WorkerState::NotStarted;
             break;
         }
+        addTransportFlags(r, source, sourceRepair, nameReplaced, reply);
         r.wallMs =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count();

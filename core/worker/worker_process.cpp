@@ -2,6 +2,7 @@
 #include "core/worker/worker_process.h"
 
 #include "core/common/error.h"
+#include "core/common/utf8.h"
 #include "core/worker/worker_protocol.h"
 
 #include <poll.h>
@@ -39,7 +40,8 @@ constexpr int kExitGraceMs = 1000;
 
 WorkerProcess::WorkerProcess(std::string executable, std::vector<std::string> arguments)
     : m_executable(std::move(executable))
-    , m_arguments(std::move(arguments)) {}
+    , m_arguments(std::move(arguments))
+    , m_reader(protocol::kMaxLineBytes) {}
 
 WorkerProcess::~WorkerProcess() {
     stop();
@@ -57,7 +59,7 @@ bool WorkerProcess::start(std::string* error) {
     how.ownGroup = false;
     if (!m_child.start(command, how, error))
         return false;
-    m_outBuffer.clear();
+    m_reader = LineReader(protocol::kMaxLineBytes);
     ++m_starts;
     return true;
 }
@@ -66,6 +68,13 @@ void WorkerProcess::readStderr() {
     m_child.readStderr(m_stderr);
     if (m_stderr.size() > kStderrKeep)
         m_stderr.erase(0, m_stderr.size() - kStderrKeep);
+}
+
+bool WorkerProcess::readReplies() {
+    std::string chunk;
+    const bool open = m_child.readStdout(chunk) == ChildProcess::ReadState::Open;
+    m_reader.feed(chunk.data(), chunk.size());
+    return open;
 }
 
 std::string WorkerProcess::reapDescription() {
@@ -95,65 +104,117 @@ void WorkerProcess::stop() {
         m_child.closePipes();
         return;
     }
-    m_child.write(protocol::makeRequest(m_nextId++, "shutdown").dump() + "\n");
+    m_child.write(
+        protocol::encodeLine(protocol::makeRequest(protocol::newRequestId(), "shutdown")));
     m_child.closeStdin();
     m_child.wait(kExitGraceMs);
     m_child.closePipes();
 }
 
+bool WorkerProcess::send(const std::string& line, WorkerReply& reply, bool& unread) {
+    std::size_t written = 0;
+    if (m_child.write(line, &written))
+        return true;
+    // Bytes still in the pipe were never read: a worker that took none of them ended before
+    // this request reached it.
+    unread = written == m_child.stdinUnread();
+    reply.status = WorkerReply::Status::Crashed;
+    reply.detail = reapDescription();
+    return false;
+}
+
 WorkerReply WorkerProcess::call(const std::string& type, const nlohmann::json& body, int timeoutMs,
                                 const ProgressFn& onProgress, int idleTimeoutMs) {
     WorkerReply reply;
-    if (m_child.pid() <= 0) {
-        std::string error;
-        if (!start(&error)) {
-            reply.status = WorkerReply::Status::NotStarted;
-            reply.detail = error;
-            return reply;
-        }
-    }
-    const std::int64_t id = m_nextId++;
-    const std::string line = protocol::makeRequest(id, type, body).dump() + "\n";
-    if (!m_child.write(line)) {
-        reply.status = WorkerReply::Status::Crashed;
-        reply.detail = reapDescription();
+    const std::int64_t id = protocol::newRequestId();
+    nlohmann::json request = protocol::makeRequest(id, type, body);
+    reply.requestUtf8Replaced = protocol::repairUtf8(request);
+    const std::string line = protocol::encodeLine(request);
+    if (line.size() - 1 > protocol::kMaxLineBytes) {
+        reply.status = WorkerReply::Status::Error;
+        reply.detail = "the request is " + std::to_string(line.size() - 1) +
+                       " bytes long, more than the " +
+                       std::to_string(protocol::kMaxLineBytes >> 20) +
+                       " MiB the protocol allows; it was not sent";
+        reply.message = protocol::makeError(id, reply.detail);
         return reply;
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
-    auto lastHeard = std::chrono::steady_clock::now();
-    m_idleTimeoutMs = idleTimeoutMs;
     for (;;) {
-        // Complete lines already buffered come first.
-        for (;;) {
-            const size_t newline = m_outBuffer.find('\n');
-            if (newline == std::string::npos)
-                break;
-            const std::string text = m_outBuffer.substr(0, newline);
-            m_outBuffer.erase(0, newline + 1);
-            if (text.empty())
+        if (!running()) {
+            std::string error;
+            if (!start(&error)) {
+                reply.status = WorkerReply::Status::NotStarted;
+                reply.detail = error;
+                return reply;
+            }
+        }
+        bool unread = false;
+        if (send(line, reply, unread)) {
+            m_idleTimeoutMs = idleTimeoutMs;
+            if (await(id, line.size(), deadline, timeoutMs, onProgress, reply, unread))
+                return reply;
+        }
+        // Once only: a worker that dies again before it reads the request is not a passing
+        // accident.
+        if (!unread || reply.resent)
+            return reply;
+        reply.resent = true;
+    }
+}
+
+bool WorkerProcess::await(std::int64_t id, std::size_t lineBytes,
+                          std::chrono::steady_clock::time_point deadline, int timeoutMs,
+                          const ProgressFn& onProgress, WorkerReply& reply, bool& unread) {
+    auto lastHeard = std::chrono::steady_clock::now();
+    bool heard = false;
+    for (;;) {
+        // Complete lines already read come first.
+        LineReader::Line text;
+        while (m_reader.next(text)) {
+            if (text.tooLong) {
+                kill();
+                reply.status = WorkerReply::Status::Crashed;
+                reply.detail = "the worker wrote a line longer than the " +
+                               std::to_string(protocol::kMaxLineBytes >> 20) +
+                               " MiB the protocol allows";
+                return true;
+            }
+            if (text.text.empty())
                 continue;
-            nlohmann::json message;
+            protocol::Message message;
             try {
-                message = protocol::parseReply(text);
+                message = protocol::parseReply(text.text);
             } catch (const Error& e) {
                 // A worker that speaks garbage is not to be trusted with the next request.
                 kill();
                 reply.status = WorkerReply::Status::Crashed;
                 reply.detail = std::string("the worker wrote an unreadable line: ") + e.what();
-                return reply;
+                return true;
             }
-            if (message["id"].get<std::int64_t>() != id)
-                continue; // a stale answer to an earlier, abandoned request
-            const std::string kind = message["type"].get<std::string>();
-            lastHeard = std::chrono::steady_clock::now();
-            if (kind == "progress") {
-                if (onProgress)
-                    onProgress(message);
+            reply.replyUtf8Replaced += message.utf8Replaced;
+            // An error about a line the worker could not read can only be about the one request
+            // in flight.
+            const bool unreadable =
+                message.id == protocol::kUnreadableId && message.type == "error";
+            if (message.id != id && !unreadable) {
+                if (reply.ignoredLines++ == 0) {
+                    reply.firstIgnoredLine = text.text.substr(0, 200);
+                    repairUtf8(reply.firstIgnoredLine);
+                }
                 continue;
             }
-            reply.status = kind == "result" ? WorkerReply::Status::Ok : WorkerReply::Status::Error;
-            reply.message = std::move(message);
-            return reply;
+            heard = true;
+            lastHeard = std::chrono::steady_clock::now();
+            if (message.type == "progress") {
+                if (onProgress)
+                    onProgress(message.body);
+                continue;
+            }
+            reply.status =
+                message.type == "result" ? WorkerReply::Status::Ok : WorkerReply::Status::Error;
+            reply.message = std::move(message.body);
+            return true;
         }
         const auto now = std::chrono::steady_clock::now();
         if (now >= deadline) {
@@ -161,7 +222,7 @@ WorkerReply WorkerProcess::call(const std::string& type, const nlohmann::json& b
             reply.status = WorkerReply::Status::Timeout;
             reply.detail = "no answer within " + std::to_string(timeoutMs) +
                            " ms; the worker was killed and will be restarted";
-            return reply;
+            return true;
         }
         const auto idleDeadline = lastHeard + std::chrono::milliseconds(m_idleTimeoutMs);
         if (m_idleTimeoutMs > 0 && now >= idleDeadline) {
@@ -169,7 +230,7 @@ WorkerReply WorkerProcess::call(const std::string& type, const nlohmann::json& b
             reply.status = WorkerReply::Status::Timeout;
             reply.detail = "no progress for " + std::to_string(m_idleTimeoutMs) +
                            " ms; the worker was killed and will be restarted";
-            return reply;
+            return true;
         }
         const auto next = m_idleTimeoutMs > 0 ? std::min(deadline, idleDeadline) : deadline;
         const int wait = static_cast<int>(
@@ -180,17 +241,17 @@ WorkerReply WorkerProcess::call(const std::string& type, const nlohmann::json& b
             kill();
             reply.status = WorkerReply::Status::Crashed;
             reply.detail = std::string("poll failed: ") + std::strerror(errno);
-            return reply;
+            return true;
         }
         if (fds[1].revents)
             readStderr();
-        if (fds[0].revents) {
-            const bool open = m_child.readStdout(m_outBuffer) == ChildProcess::ReadState::Open;
-            if (!open && m_outBuffer.find('\n') == std::string::npos) {
-                reply.status = WorkerReply::Status::Crashed;
-                reply.detail = reapDescription();
-                return reply;
-            }
+        if (fds[0].revents && !readReplies() && !m_reader.ready()) {
+            // The pipe still holds what the worker never read: when that is the whole request,
+            // the worker ended before the request reached it.
+            unread = !heard && m_child.stdinUnread() == lineBytes;
+            reply.status = WorkerReply::Status::Crashed;
+            reply.detail = reapDescription();
+            return !unread;
         }
     }
 }

@@ -2,11 +2,14 @@
 #pragma once
 
 #include "core/common/child_process.h"
+#include "core/worker/line_reader.h"
 
 #include <nlohmann/json.hpp>
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -25,14 +28,26 @@ struct WorkerReply {
     };
     Status status = Status::NotStarted;
     nlohmann::json message; // the result or error message as received
-    std::string detail;     // for Timeout, Crashed, NotStarted: what happened, in plain words
+    std::string detail;     // for Timeout, Crashed, NotStarted, and an Error of the request's own
+                            // making: what happened, in plain words
+    // The worker ended before it read a byte of the request, and a fresh one was sent it.
+    bool resent = false;
+    // Ill-formed UTF-8 sequences replaced by U+FFFD: in the request before it was sent, and in
+    // the replies as they were read.
+    std::size_t requestUtf8Replaced = 0;
+    std::size_t replyUtf8Replaced = 0;
+    // Lines that answered no request in flight (another id): ignored, counted, the first kept.
+    std::size_t ignoredLines = 0;
+    std::string firstIgnoredLine;
 };
 
 std::string toString(WorkerReply::Status status);
 
-// Owns one worker process (dice-evald) and its pipes. Requests are sent one at a time; a worker
-// that times out or dies is reaped, and the next call starts a fresh one, so a kernel that hangs
-// or faults costs one verdict and nothing more. Not thread-safe: one owner thread drives it.
+// Owns one worker process (dice-evald) and its pipes. Requests are sent one at a time, each with a
+// random id, and only replies with that id are taken. A worker that times out or dies during a
+// request is reaped, and the next call starts a fresh one, so a kernel that hangs or faults costs
+// one verdict and nothing more; a worker that ended before it read a byte of a request costs
+// nothing: a fresh one gets the request. Not thread-safe: one owner thread drives it.
 class WorkerProcess {
 public:
     WorkerProcess(std::string executable, std::vector<std::string> arguments = {});
@@ -51,7 +66,9 @@ public:
 
     using ProgressFn = std::function<void(const nlohmann::json&)>;
     // Sends a request of `type` with `body` and waits up to timeoutMs for its result or error,
-    // passing progress messages to onProgress. Starts the worker if it is not running. With
+    // passing progress messages to onProgress. Starts the worker if it is not running, and sends
+    // the request once more, to a fresh worker, when the worker ended before it read a byte of
+    // it. A request longer than protocol::kMaxLineBytes is not sent (an Error). With
     // idleTimeoutMs > 0 the worker is also given up when it sends nothing (not even progress)
     // for that long: a hung kernel stops the progress long before the whole limit.
     WorkerReply call(const std::string& type, const nlohmann::json& body, int timeoutMs,
@@ -68,13 +85,22 @@ public:
 private:
     std::string reapDescription();
     void readStderr();
+    // Reads what the worker wrote to stdout into m_reader; false at end of file.
+    bool readReplies();
+    // Writes one request line to a live worker; false with the reply filled in when it could not.
+    // `unread` is set when the worker ended without reading a byte of it.
+    bool send(const std::string& line, WorkerReply& reply, bool& unread);
+    // Waits for the reply to request `id` until `deadline`; true when `reply` holds the end of
+    // the call, false when the worker ended without reading a byte of the request.
+    bool await(std::int64_t id, std::size_t lineBytes,
+               std::chrono::steady_clock::time_point deadline, int timeoutMs,
+               const ProgressFn& onProgress, WorkerReply& reply, bool& unread);
 
     std::string m_executable;
     std::vector<std::string> m_arguments;
     ChildProcess m_child;
-    std::string m_outBuffer;
+    LineReader m_reader;
     std::string m_stderr;
-    std::int64_t m_nextId = 1;
     int m_starts = 0;
     int m_idleTimeoutMs = 0;
 };

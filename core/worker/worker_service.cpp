@@ -4,8 +4,12 @@
 #include "core/common/error.h"
 #include "core/common/version.h"
 #include "core/system/system_info.h"
+#include "core/worker/line_reader.h"
 
 #include <unistd.h>
+
+#include <cerrno>
+#include <vector>
 
 namespace dice {
 
@@ -35,15 +39,25 @@ void WorkerService::setHelloInfo(const std::string& key, nlohmann::json value) {
     m_helloInfo[key] = std::move(value);
 }
 
-bool WorkerService::handleLine(const std::string& line, const Emit& send) {
+bool WorkerService::handleLine(const std::string& line, const Emit& plainSend) {
     protocol::Request request;
     try {
         request = protocol::parseRequest(line);
     } catch (const Error& e) {
-        // A request we cannot read has no trustworthy id; -1 tells the caller so.
-        send(protocol::makeError(-1, e.what()));
+        // A request we cannot read has no trustworthy id; kUnreadableId tells the caller so.
+        plainSend(protocol::makeError(protocol::kUnreadableId, e.what()));
         return true;
     }
+    const std::size_t replaced = request.utf8Replaced;
+    const Emit send = [&](const nlohmann::json& message) {
+        if (replaced == 0 || message.value("type", std::string()) == "progress") {
+            plainSend(message);
+            return;
+        }
+        nlohmann::json noted = message;
+        noted["utf8_replaced"] = replaced;
+        plainSend(noted);
+    };
     if (request.type == "shutdown") {
         send(protocol::makeResult(request.id, {{"shutdown", true}}));
         return false;
@@ -59,6 +73,34 @@ bool WorkerService::handleLine(const std::string& line, const Emit& send) {
         send(protocol::makeError(request.id, e.what()));
     }
     return !m_exit;
+}
+
+void WorkerService::serve(int input, const Emit& send) {
+    LineReader reader(protocol::kMaxLineBytes);
+    std::vector<char> chunk(1 << 16);
+    for (;;) {
+        const ssize_t n = ::read(input, chunk.data(), chunk.size());
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        reader.feed(chunk.data(), static_cast<std::size_t>(n));
+        LineReader::Line line;
+        while (reader.next(line)) {
+            if (line.tooLong) {
+                send(
+                    protocol::makeError(protocol::kUnreadableId,
+                                        "request line is longer than the " +
+                                            std::to_string(protocol::kMaxLineBytes >> 20) +
+                                            " MiB the protocol allows; the rest of it is skipped"));
+                continue;
+            }
+            if (line.text.empty())
+                continue;
+            if (!handleLine(line.text, send))
+                return;
+        }
+    }
 }
 
 } // namespace dice

@@ -21,8 +21,13 @@ public:
 
     void addHandler(const std::string& type, Handler handler);
     // Handles one line. Returns false when the request was "shutdown" or a handler asked the
-    // worker to exit.
+    // worker to exit. A line with bytes that are not UTF-8 is read with U+FFFD in their place,
+    // and the final reply says how many were replaced ("utf8_replaced").
     bool handleLine(const std::string& line, const Emit& send);
+    // Reads request lines from the descriptor `input` and handles each until the input ends or a
+    // request asks the worker to exit. No more than protocol::kMaxLineBytes of a line is held: a
+    // longer one gets an error reply as soon as it passes the limit, and its rest is skipped.
+    void serve(int input, const Emit& send);
 
     // Merged into the reply to "hello" (for example what the sandbox applied).
     void setHelloInfo(const std::string& key, nlohmann::json value);

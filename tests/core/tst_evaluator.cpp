@@ -10,6 +10,11 @@
 
 #include <signal.h>
 
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
 using namespace dice;
 
 namespace {
@@ -20,6 +25,20 @@ std::string resource(const std::string& relative) {
 
 Task task(const std::string& name) {
     return loadTask(std::string(DICE_SOURCE_DIR) + "/resources/tasks/" + name + ".json");
+}
+
+// Waits until a child that was sent a fatal signal has ended (a zombie not yet reaped), so that
+// a test sees a worker that died while idle and not one that dies while it is sent a request.
+bool waitUntilEnded(pid_t pid) {
+    for (int i = 0; i < 500; ++i) {
+        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+        const std::size_t close = text.rfind(')');
+        if (close == std::string::npos || text.compare(close, 3, ") Z") == 0)
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
 }
 
 EvaluatorOptions workerOptions() {
@@ -34,6 +53,8 @@ class TestEvaluator : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() {
+        // The workers inherit this: kernels compile and are never run, on any machine.
+        qputenv("CUDA_VISIBLE_DEVICES", "");
         if (!NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");
     }
@@ -118,18 +139,63 @@ private Q_SLOTS:
         QCOMPARE(evaluator.starts(), 2);
     }
 
-    void crashedWorkerBecomesARuntimeError() {
+    void idleWorkerKilledCostsNothing() {
         Evaluator evaluator(workerOptions());
-        const auto pid = evaluator.hello()["pid"].get<long long>();
-        ::kill(static_cast<pid_t>(pid), SIGKILL);
+        const auto pid = static_cast<pid_t>(evaluator.hello()["pid"].get<long long>());
+        ::kill(pid, SIGKILL);
+        QVERIFY(waitUntilEnded(pid));
         const auto r =
             evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
+        QVERIFY2(r.verdict == Verdict::NotRun && r.compiled, r.message.c_str());
+        QVERIFY2(r.workerState == WorkerState::StartedAgain, toString(r.workerState).c_str());
+        QCOMPARE(evaluator.starts(), 2);
+    }
+
+    void workerKilledDuringARequestIsARuntimeError() {
+        Evaluator evaluator(workerOptions());
+        const auto pid = static_cast<pid_t>(evaluator.hello()["pid"].get<long long>());
+        const auto r = evaluator.evaluate(
+            task("relu"), resource("solutions/relu.dice"), "relu.dice", {},
+            [pid](const std::string&, double, const std::string&) { ::kill(pid, SIGKILL); });
         QVERIFY2(r.verdict == Verdict::RuntimeError, r.message.c_str());
         QVERIFY2(r.workerState == WorkerState::RestartedAfterCrash,
                  toString(r.workerState).c_str());
         const auto next =
             evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
         QVERIFY2(next.compiled, next.message.c_str());
+    }
+
+    void deeplyNestedHostCodeIsACompileError() {
+        Evaluator evaluator(workerOptions());
+        const std::string relu = resource("solutions/relu.dice");
+        const auto withHostLine = [&relu](const std::string& line) {
+            std::string source = relu;
+            source.insert(source.find("    return y\n"), "    z = " + line + "\n");
+            return source;
+        };
+        const auto deep = evaluator.compile(
+            task("relu"),
+            withHostLine(std::string(10000, '(') + "x.numel()" + std::string(10000, ')')),
+            "deep.dice");
+        QVERIFY2(deep.verdict == Verdict::CompileError, deep.message.c_str());
+        QVERIFY2(deep.message.find("brackets nest deeper than 200 levels") != std::string::npos,
+                 deep.message.c_str());
+        QVERIFY2(deep.workerState == WorkerState::Ok, toString(deep.workerState).c_str());
+        // Nesting that real code could have compiles, and so does a long chain of operators,
+        // which recurses as deeply without a bracket.
+        const auto nested = evaluator.compile(
+            task("relu"), withHostLine(std::string(150, '(') + "n" + std::string(150, ')')),
+            "nested.dice");
+        QVERIFY2(nested.compiled, nested.message.c_str());
+        const auto chain = evaluator.compile(
+            task("relu"), withHostLine(std::string(30000, '-') + "n"), "chain.dice");
+        QVERIFY2(chain.compiled, chain.message.c_str());
+        const auto huge = evaluator.compile(
+            task("relu"), withHostLine("n" + std::string(70000, ' ') + "+ 1"), "huge.dice");
+        QVERIFY2(huge.verdict == Verdict::CompileError, huge.message.c_str());
+        QVERIFY2(huge.message.find("longer than 64 KiB") != std::string::npos,
+                 huge.message.c_str());
+        QCOMPARE(evaluator.starts(), 1);
     }
 
     void cliEvaluatesStoresAndLists() {
@@ -199,6 +265,65 @@ private Q_SLOTS:
         QVERIFY(compileOnly.waitForFinished(60000));
         QCOMPARE(compileOnly.exitCode(), 2);
         QVERIFY(compileOnly.readAllStandardError().contains("--compile-only"));
+    }
+
+    void cliReportsInvalidUtf8() {
+        QTemporaryDir dir;
+        QDir root(dir.path());
+        root.mkdir("tasks");
+        root.mkdir("candidates");
+        for (const char* t : {"relu", "softmax"})
+            QVERIFY(QFile::copy(QString(DICE_SOURCE_DIR "/resources/tasks/%1.json").arg(t),
+                                dir.filePath(QString("tasks/%1.json").arg(t))));
+        // One byte that is not UTF-8, on line 2 of each candidate, as a model might write it.
+        for (const char* t : {"relu", "softmax"}) {
+            std::string source = resource(std::string("solutions/") + t + ".dice");
+            source.insert(source.find('\n') + 4, "\xFF");
+            QFile out(dir.filePath(QString("candidates/%1.dice").arg(t)));
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(source.data(), static_cast<qint64>(source.size()));
+        }
+        const auto flagOf = [](const nlohmann::json& result) {
+            for (const auto& f : result["flags"])
+                if (f["code"] == "invalid_utf8")
+                    return f["message"].get<std::string>();
+            return std::string();
+        };
+
+        QProcess one;
+        one.start(QStringLiteral(DICE_BIN_DIR "/dice"),
+                  {"eval", "relu", dir.filePath("candidates/relu.dice"), "--store",
+                   dir.filePath("runs.sqlite3"), "--json", "--no-timing"});
+        QVERIFY(one.waitForFinished(180000));
+        QCOMPARE(one.exitCode(), 0);
+        const auto result = nlohmann::json::parse(one.readAllStandardOutput().toStdString());
+        QVERIFY(result["compiled"].get<bool>());
+        const std::string flag = flagOf(result);
+        QVERIFY2(flag.find("1 byte sequence(s) that are not UTF-8, the first on line 2") !=
+                     std::string::npos,
+                 result["flags"].dump().c_str());
+        // The stored run holds the source that was judged, which JSON can carry.
+        QProcess show;
+        show.start(QStringLiteral(DICE_BIN_DIR "/dice"),
+                   {"runs", "show", QString::number(result["run_id"].get<long long>()), "--store",
+                    dir.filePath("runs.sqlite3"), "--json"});
+        QVERIFY(show.waitForFinished(60000));
+        QCOMPARE(show.exitCode(), 0);
+        QVERIFY(show.readAllStandardOutput().contains("\xEF\xBF\xBD"));
+
+        QProcess suite;
+        suite.start(QStringLiteral(DICE_BIN_DIR "/dice"),
+                    {"eval", "--suite", dir.filePath("tasks"), "--candidates",
+                     dir.filePath("candidates"), "--no-store", "--json", "--no-timing"});
+        QVERIFY(suite.waitForFinished(180000));
+        const auto out = nlohmann::json::parse(suite.readAllStandardOutput().toStdString());
+        QCOMPARE(out["results"].size(), size_t(2));
+        for (const auto& r : out["results"]) {
+            QVERIFY2(r["compiled"].get<bool>(), r.dump().c_str());
+            QVERIFY2(flagOf(r).find("the first on line 2") != std::string::npos,
+                     r["flags"].dump().c_str());
+        }
+        QCOMPARE(suite.exitCode(), 0);
     }
 };
 

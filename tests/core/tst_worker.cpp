@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/common/child_process.h"
 #include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/common/utf8.h"
 #include "core/worker/evaluation_request.h"
+#include "core/worker/line_reader.h"
 #include "core/worker/worker_process.h"
 #include "core/worker/worker_protocol.h"
 #include "core/worker/worker_service.h"
 
 #include <QtTest>
 
+#include <poll.h>
 #include <signal.h>
+
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <thread>
 
 using nlohmann::json;
 
@@ -130,11 +140,110 @@ dice::EvaluationRequest overTheProtocol(const dice::EvaluationRequest& request) 
     return dice::evaluationRequestFromJson(dice::protocol::parseRequest(line).body);
 }
 
+// A request line as text, with the fields of the envelope given as written.
+std::string requestLine(const std::string& id, const std::string& type,
+                        const std::string& version = "1") {
+    return R"({"protocol":"dice-evald","version":)" + version + R"(,"id":)" + id + R"(,"type":")" +
+           type + "\"}";
+}
+
+// dice-evald over raw pipes, for lines that no well-behaved client would send.
+class RawWorker {
+public:
+    RawWorker() {
+        std::string error;
+        m_started = m_child.start(dice::ChildCommand({DICE_BIN_DIR "/dice-evald"}),
+                                  dice::ChildStart(), &error);
+        if (!m_started)
+            qWarning("%s", error.c_str());
+    }
+    bool started() const { return m_started; }
+    pid_t pid() const { return m_child.pid(); }
+    bool send(const std::string& bytes) { return m_child.write(bytes); }
+
+    // The next reply line, parsed; null when none came within the time.
+    json next(int timeoutMs = 60000) {
+        QElapsedTimer timer;
+        timer.start();
+        for (;;) {
+            const std::size_t newline = m_out.find('\n');
+            if (newline != std::string::npos) {
+                const std::string line = m_out.substr(0, newline);
+                m_out.erase(0, newline + 1);
+                return json::parse(line);
+            }
+            if (timer.elapsed() > timeoutMs)
+                return nullptr;
+            pollfd fds[2] = {{m_child.stdoutFd(), POLLIN, 0}, {m_child.stderrFd(), POLLIN, 0}};
+            ::poll(fds, 2, 100);
+            m_child.readStdout(m_out);
+            // Drained so that the worker never blocks on a full stderr.
+            std::string err;
+            m_child.readStderr(err);
+        }
+    }
+
+    // Whether the worker still answers: a hello with this id gets its result.
+    bool answersHello(const std::string& id) {
+        if (!send(requestLine(id, "hello") + "\n"))
+            return false;
+        const json reply = next();
+        return reply.is_object() && reply["id"].dump() == id && reply["type"] == "result";
+    }
+
+private:
+    dice::ChildProcess m_child;
+    std::string m_out;
+    bool m_started = false;
+};
+
+// Waits until a child that was sent a fatal signal has ended (a zombie not yet reaped), so that
+// a test sees a worker that died while idle and not one that dies while it is sent a request.
+bool waitUntilEnded(pid_t pid) {
+    for (int i = 0; i < 500; ++i) {
+        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+        const std::size_t close = text.rfind(')');
+        if (close == std::string::npos || text.compare(close, 3, ") Z") == 0)
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+}
+
+// The peak resident memory of a process, in KiB (VmHWM in /proc/PID/status); -1 when unknown.
+long long peakResidentKiB(pid_t pid) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string key;
+    while (status >> key) {
+        if (key == "VmHWM:") {
+            long long kib = -1;
+            status >> kib;
+            return kib;
+        }
+    }
+    return -1;
+}
+
+// A compile request for the relu task with this candidate source, as a protocol line.
+std::string compileRequestLine(std::int64_t id, const std::string& source) {
+    dice::EvaluationRequest request;
+    request.task = dice::loadTask(DICE_SOURCE_DIR "/resources/tasks/relu.json");
+    request.source = source;
+    request.name = "relu.dice";
+    return dice::protocol::encodeLine(dice::protocol::makeRequest(id, "compile", toJson(request)));
+}
+
 } // namespace
 
 class TestWorker : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase() {
+        // The workers inherit this: kernels compile and are never run, on any machine.
+        qputenv("CUDA_VISIBLE_DEVICES", "");
+    }
+
     void protocolRejectsBadRequests_data() {
         QTest::addColumn<QString>("line");
         QTest::addColumn<QString>("expected");
@@ -150,6 +259,27 @@ private Q_SLOTS:
                             << "no integer \"id\"";
         QTest::newRow("type") << R"({"protocol":"dice-evald","version":1,"id":1})"
                               << "no \"type\"";
+        // 4294967297 is 2^32 + 1: cast to an int it would read as version 1.
+        QTest::newRow("version past int")
+            << QString::fromStdString(requestLine("1", "hello", "4294967297"))
+            << "version 4294967297, this program speaks version 1";
+        QTest::newRow("version past int64")
+            << QString::fromStdString(requestLine("1", "hello", "18446744073709551617"))
+            << "has no integer protocol version";
+        QTest::newRow("id past int64")
+            << QString::fromStdString(requestLine("9223372036854775808", "hello"))
+            << "no integer \"id\" from 0 to 9223372036854775807";
+        QTest::newRow("negative id")
+            << QString::fromStdString(requestLine("-5", "hello")) << "no integer \"id\" from 0";
+        QTest::newRow("fractional id")
+            << QString::fromStdString(requestLine("1.5", "hello")) << "no integer \"id\"";
+        QTest::newRow("deep array")
+            << QString::fromStdString(std::string(200000, '[') + std::string(200000, ']'))
+            << "nests arrays and objects deeper than 64 levels";
+        QTest::newRow("deep inside a string is no nesting")
+            << QString::fromStdString(R"({"protocol":"dice-evald","version":1,"id":1,"x":")" +
+                                      std::string(1000, '[') + R"("})")
+            << "no \"type\"";
     }
 
     void protocolRejectsBadRequests() {
@@ -162,6 +292,95 @@ private Q_SLOTS:
             QVERIFY2(std::string(e.what()).find(expected.toStdString()) != std::string::npos,
                      e.what());
         }
+    }
+
+    void utf8IsRepairedOnePerMaximalSubpart() {
+        std::string valid = "caf\xC3\xA9 \xF0\x9F\x98\x80";
+        const auto untouched = dice::repairUtf8(valid);
+        QCOMPARE(untouched.replaced, std::size_t(0));
+        QCOMPARE(valid, std::string("caf\xC3\xA9 \xF0\x9F\x98\x80"));
+        const std::string fffd = "\xEF\xBF\xBD";
+        struct Case {
+            std::string in;
+            std::string out;
+            std::size_t replaced;
+            std::size_t first;
+        };
+        const std::vector<Case> cases = {
+            {"a\xFF"
+             "b",
+             "a" + fffd + "b", 1, 1},
+            // An overlong form: no start of a well-formed sequence, so each byte on its own.
+            {"\xE0\x80\x80", fffd + fffd + fffd, 3, 0},
+            // A truncated four-byte sequence is one maximal subpart.
+            {"x\xF0\x9F\x98", "x" + fffd, 1, 1},
+            // A surrogate and a code point above U+10FFFF.
+            {"\xED\xA0\x80"
+             "ok\xF4\x90\x80\x80",
+             fffd + fffd + fffd + "ok" + fffd + fffd + fffd + fffd, 7, 0},
+            {"\xC3\xA9\x80", "\xC3\xA9" + fffd, 1, 2},
+        };
+        for (const Case& c : cases) {
+            std::string text = c.in;
+            const auto repair = dice::repairUtf8(text);
+            QCOMPARE(text, c.out);
+            QCOMPARE(repair.replaced, c.replaced);
+            QCOMPARE(repair.firstOffset, c.first);
+            QCOMPARE(dice::firstInvalidUtf8(text), std::string_view::npos);
+        }
+    }
+
+    void requestWithInvalidUtf8IsReadRepaired() {
+        const std::string line = R"({"protocol":"dice-evald","version":1,"id":4,"type":"compile",)"
+                                 R"("candidate":{"source":"x = 1 # caf)"
+                                 "\xE9"
+                                 R"("}})";
+        const auto request = dice::protocol::parseRequest(line);
+        QCOMPARE(request.utf8Replaced, std::size_t(1));
+        QCOMPARE(request.body["candidate"]["source"].get<std::string>(),
+                 std::string("x = 1 # caf\xEF\xBF\xBD"));
+        // What cannot be written as JSON is written with U+FFFD in its place, never thrown.
+        const json bad = {{"message", "a\xFF"}};
+        QCOMPARE(dice::protocol::encodeLine(bad), std::string("{\"message\":\"a\xEF\xBF\xBD\"}\n"));
+    }
+
+    void lineReaderRefusesLongLinesAsTheyStream() {
+        dice::LineReader reader(10);
+        dice::LineReader::Line line;
+        reader.feed("short\nlonger th", 15);
+        QVERIFY(reader.next(line));
+        QCOMPARE(line.text, std::string("short"));
+        QVERIFY(!line.tooLong);
+        QVERIFY(!reader.next(line));
+        // The eleventh byte of a line is refused at once, before its newline has arrived.
+        reader.feed("an", 2);
+        QVERIFY(reader.next(line));
+        QVERIFY(line.tooLong);
+        QVERIFY(line.text.empty());
+        for (int i = 0; i < 1000; ++i)
+            reader.feed("more of the same line ", 22);
+        QVERIFY(!reader.next(line));
+        reader.feed(" end\nnext\n", 10);
+        QVERIFY(reader.next(line));
+        QCOMPARE(line.text, std::string("next"));
+        QVERIFY(!reader.next(line));
+        // A line of exactly the limit is a line.
+        reader.feed("0123456789\n", 11);
+        QVERIFY(reader.next(line));
+        QCOMPARE(line.text, std::string("0123456789"));
+    }
+
+    void requestIdsAreRandom() {
+        std::set<std::int64_t> ids;
+        bool above32Bits = false;
+        for (int i = 0; i < 1000; ++i) {
+            const std::int64_t id = dice::protocol::newRequestId();
+            QVERIFY(id >= 1);
+            above32Bits = above32Bits || id > (std::int64_t(1) << 32);
+            ids.insert(id);
+        }
+        QCOMPARE(ids.size(), std::size_t(1000));
+        QVERIFY(above32Bits);
     }
 
     void requestCarriesTheTaskExactly() {
@@ -231,6 +450,30 @@ private Q_SLOTS:
                    {"task", task}, {"candidate", {{"source", "x"}}}, {"options", {{"warmups", -1}}}}
                                           .dump())
             << "\"warmups\" must be between";
+        // 4294967297 is 2^32 + 1: cast to an int it would read as 1.
+        QTest::newRow("options past int")
+            << QString::fromStdString(json{{"task", task},
+                                           {"candidate", {{"source", "x"}}},
+                                           {"options", {{"warmups", 4294967297ULL}}}}
+                                          .dump())
+            << "\"warmups\" must be between 0 and 1000";
+        json levelPastInt = task;
+        levelPastInt["level"] = 4294967297ULL;
+        QTest::newRow("level past int") << QString::fromStdString(json{
+                                               {"task", levelPastInt},
+                                               {"task_path", "t.json"},
+                                               {"candidate",
+                                                {{"source", "x"}}}}.dump())
+                                        << "t.json: level: must be 1, 2 or 3";
+        json presetPastInt64 = task;
+        presetPastInt64["presets"]["small"]["B"] = 18446744073709551615ULL;
+        QTest::newRow("preset past int64")
+            << QString::fromStdString(json{
+                   {"task", presetPastInt64},
+                   {"task_path", "t.json"},
+                   {"candidate",
+                    {{"source", "x"}}}}.dump())
+            << "t.json: presets.small.B: must be an integer below 2^63";
     }
 
     void requestRejectsBadFields() {
@@ -259,7 +502,117 @@ private Q_SLOTS:
         QVERIFY(out[1]["message"].get<std::string>().find("frobnicate") != std::string::npos);
         QVERIFY(service.handleLine("garbage", send));
         QCOMPARE(out[2]["id"].get<int>(), -1);
+        // An invalid byte in a request is read as U+FFFD, and the reply says how many were.
+        QVERIFY(service.handleLine(requestLine("8", "frob\xFF"), send));
+        QCOMPARE(out[3]["id"].get<int>(), 8);
+        QCOMPARE(out[3]["type"].get<std::string>(), std::string("error"));
+        QVERIFY(out[3]["message"].get<std::string>().find("frob\xEF\xBF\xBD") != std::string::npos);
+        QCOMPARE(out[3]["utf8_replaced"].get<int>(), 1);
         QVERIFY(!service.handleLine(dice::protocol::makeRequest(7, "shutdown").dump(), send));
+    }
+
+    void workerSurvivesHostileLines() {
+        RawWorker worker;
+        QVERIFY(worker.started());
+        QVERIFY(worker.answersHello("1"));
+
+        // An invalid byte in a line: an error that names the request, and the worker lives.
+        QVERIFY(worker.send(requestLine("2", "frob\xFF") + "\n"));
+        json reply = worker.next();
+        QCOMPARE(reply["id"].get<int>(), 2);
+        QCOMPARE(reply["type"].get<std::string>(), std::string("error"));
+        QCOMPARE(reply["utf8_replaced"].get<int>(), 1);
+        QVERIFY(worker.answersHello("3"));
+
+        // An invalid byte inside a candidate: the candidate is judged with U+FFFD in its place,
+        // and the evaluation says so.
+        const std::string relu =
+            dice::readTextFile(DICE_SOURCE_DIR "/resources/solutions/relu.dice");
+        std::string line = compileRequestLine(4, relu);
+        const std::size_t comment = line.find("ReLU over");
+        QVERIFY(comment != std::string::npos);
+        line.insert(comment, "\xC3");
+        QVERIFY(worker.send(line));
+        reply = worker.next();
+        QCOMPARE(reply["id"].get<int>(), 4);
+        QCOMPARE(reply["type"].get<std::string>(), std::string("result"));
+        QCOMPARE(reply["utf8_replaced"].get<int>(), 1);
+        QVERIFY(reply["evaluation"]["compiled"].get<bool>());
+        QVERIFY2(reply["evaluation"]["flags"].dump().find("invalid_utf8") != std::string::npos,
+                 reply["evaluation"]["flags"].dump().c_str());
+
+        // 200,000 nested arrays: refused before any parser sees them.
+        QVERIFY(worker.send(std::string(200000, '[') + std::string(200000, ']') + "\n"));
+        reply = worker.next();
+        QCOMPARE(reply["id"].get<int>(), -1);
+        QVERIFY2(reply["message"].get<std::string>().find("deeper than 64") != std::string::npos,
+                 reply.dump().c_str());
+        QVERIFY(worker.answersHello("5"));
+
+        // Numbers that a cast would wrap are refused as written.
+        QVERIFY(worker.send(requestLine("6", "hello", "4294967297") + "\n"));
+        reply = worker.next();
+        QCOMPARE(reply["id"].get<int>(), -1);
+        QVERIFY(reply["message"].get<std::string>().find("4294967297") != std::string::npos);
+        QVERIFY(worker.send(requestLine("18446744073709551617", "hello") + "\n"));
+        reply = worker.next();
+        QCOMPARE(reply["id"].get<int>(), -1);
+        QVERIFY(reply["message"].get<std::string>().find("no integer \"id\"") != std::string::npos);
+        QVERIFY(worker.answersHello("9223372036854775807"));
+    }
+
+    void overlongLineIsRefusedWhileItStreams() {
+        RawWorker worker;
+        QVERIFY(worker.started());
+        QVERIFY(worker.answersHello("1"));
+        const long long before = peakResidentKiB(worker.pid());
+        QVERIFY(before > 0);
+        const std::string mebibyte(std::size_t(1) << 20, 'a');
+        const std::size_t limitMiB = dice::protocol::kMaxLineBytes >> 20;
+        for (std::size_t i = 0; i <= limitMiB; ++i)
+            QVERIFY(worker.send(mebibyte));
+        // The refusal comes while the line is still arriving: its newline has not been sent.
+        json reply = worker.next();
+        QCOMPARE(reply["id"].get<int>(), -1);
+        QVERIFY2(reply["message"].get<std::string>().find("longer than") != std::string::npos,
+                 reply.dump().c_str());
+        for (std::size_t i = 0; i < 3 * limitMiB; ++i)
+            QVERIFY(worker.send(mebibyte));
+        QVERIFY(worker.send("\n"));
+        QVERIFY(worker.answersHello("2"));
+        // A line of four times the limit has cost at most the limit and some slack.
+        const long long grown = peakResidentKiB(worker.pid()) - before;
+        QVERIFY2(grown < static_cast<long long>(limitMiB + 32) * 1024,
+                 (std::to_string(grown) + " KiB").c_str());
+    }
+
+    void forgedReplyWithAGuessedIdIsNotTaken() {
+        QTemporaryDir dir;
+        const QString script = dir.filePath("forger.sh");
+        {
+            std::ofstream out(script.toStdString());
+            // Answers every request twice: first with the ids a counter would have used, then
+            // with the request's own id.
+            out << "while IFS= read -r line; do\n"
+                   "  id=$(printf '%s\\n' \"$line\" | sed -n 's/.*\"id\":\\([0-9-]*\\).*/\\1/p')\n"
+                   "  for guess in 0 1 2 3; do\n"
+                   "    printf '{\"protocol\":\"dice-evald\",\"version\":1,\"id\":%s,"
+                   "\"type\":\"result\",\"forged\":true}\\n' \"$guess\"\n"
+                   "  done\n"
+                   "  printf '{\"protocol\":\"dice-evald\",\"version\":1,\"id\":%s,"
+                   "\"type\":\"result\",\"forged\":false,\"seen\":%s}\\n' \"$id\" \"$id\"\n"
+                   "done\n";
+        }
+        dice::WorkerProcess worker("/bin/sh", {script.toStdString()});
+        const auto first = worker.call("hello", json::object(), 10000);
+        QCOMPARE(dice::toString(first.status), std::string("ok"));
+        QCOMPARE(first.message["forged"].get<bool>(), false);
+        QCOMPARE(first.ignoredLines, std::size_t(4));
+        QVERIFY(first.firstIgnoredLine.find("\"forged\":true") != std::string::npos);
+        const auto second = worker.call("hello", json::object(), 10000);
+        QCOMPARE(second.message["forged"].get<bool>(), false);
+        QVERIFY(second.message["seen"].get<std::int64_t>() !=
+                first.message["seen"].get<std::int64_t>());
     }
 
     void processAnswersHelloAndDeviceInfo() {
@@ -278,19 +631,58 @@ private Q_SLOTS:
         QVERIFY(!worker.running());
     }
 
-    void crashedWorkerIsRestarted() {
+    void workerThatDiedWhileIdleIsReplaced() {
         dice::WorkerProcess worker(DICE_BIN_DIR "/dice-evald");
         QCOMPARE(dice::toString(worker.call("hello", json::object(), 30000).status),
                  std::string("ok"));
         const pid_t first = worker.pid();
         ::kill(first, SIGSEGV);
+        QVERIFY(waitUntilEnded(first));
+        // The death is noticed before the request is sent: a fresh worker answers it.
         const auto reply = worker.call("hello", json::object(), 30000);
-        // The dead worker is detected and reaped; the call reports it.
+        QCOMPARE(dice::toString(reply.status), std::string("ok"));
+        QVERIFY(worker.pid() != first);
+        QCOMPARE(worker.starts(), 2);
+    }
+
+    void requestTheWorkerNeverReadIsSentAgain() {
+        dice::WorkerProcess worker(DICE_BIN_DIR "/dice-evald");
+        QCOMPARE(dice::toString(worker.call("hello", json::object(), 30000).status),
+                 std::string("ok"));
+        const pid_t first = worker.pid();
+        // Stopped, the worker is alive when the request goes out and cannot read it; it is
+        // killed while the request waits in the pipe.
+        ::kill(first, SIGSTOP);
+        std::thread killer([first] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            ::kill(first, SIGKILL);
+        });
+        const auto reply = worker.call("hello", json::object(), 30000);
+        killer.join();
+        QCOMPARE(dice::toString(reply.status), std::string("ok"));
+        QVERIFY(reply.resent);
+        QVERIFY(worker.pid() != first);
+        QCOMPARE(worker.starts(), 2);
+    }
+
+    void workerThatDiesDuringARequestIsACrash() {
+        dice::WorkerProcess worker(DICE_BIN_DIR "/dice-evald");
+        QCOMPARE(dice::toString(worker.call("hello", json::object(), 30000).status),
+                 std::string("ok"));
+        dice::EvaluationRequest request;
+        request.task = dice::loadTask(DICE_SOURCE_DIR "/resources/tasks/relu.json");
+        request.source = dice::readTextFile(DICE_SOURCE_DIR "/resources/solutions/relu.dice");
+        const pid_t first = worker.pid();
+        // Killed once it has read the request and started on it: that is the request's death,
+        // and it is not sent again.
+        const auto reply = worker.call("evaluate", toJson(request), 60000,
+                                       [first](const json&) { ::kill(first, SIGKILL); });
         QCOMPARE(dice::toString(reply.status), std::string("crashed"));
-        QVERIFY2(reply.detail.find("signal") != std::string::npos, reply.detail.c_str());
+        QVERIFY2(reply.detail.find("signal 9") != std::string::npos, reply.detail.c_str());
+        QVERIFY(!reply.resent);
+        QCOMPARE(worker.starts(), 1);
         const auto next = worker.call("hello", json::object(), 30000);
         QCOMPARE(dice::toString(next.status), std::string("ok"));
-        QVERIFY(worker.pid() != first);
         QCOMPARE(worker.starts(), 2);
     }
 
