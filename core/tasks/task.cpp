@@ -2,6 +2,7 @@
 #include "core/tasks/task.h"
 
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 
 #include <nlohmann/json.hpp>
@@ -481,7 +482,7 @@ Task taskFromJson(const json& value, const std::string& origin) {
 }
 
 Task loadTask(const std::string& path) {
-    return parseTask(readTextFile(path), path);
+    return parseTask(readTextFile(path, limits::kTaskFile), path);
 }
 
 namespace {

@@ -57,6 +57,15 @@ const char* const kSdar4bConfig = R"({
   "vocab_size": 151936
 })";
 
+std::string configErrorOf(const std::string& text) {
+    try {
+        dice::parseModelConfig(text, "config.json");
+    } catch (const dice::FileError& e) {
+        return e.what();
+    }
+    return {};
+}
+
 std::string configError(const std::function<void(json&)>& edit) {
     json config = json::parse(kSdar4bConfig);
     edit(config);
@@ -186,6 +195,21 @@ private Q_SLOTS:
         QVERIFY2(message.rfind("config.json: ", 0) == 0, message.c_str());
         QVERIFY2(message.find(problem.toStdString()) != std::string::npos, message.c_str());
         QVERIFY_THROWS_EXCEPTION(dice::FileError, dice::parseModelConfig("{\"a\":", "config.json"));
+    }
+
+    // A wrong value is named in the message, never printed whole: printing recurses once per level
+    // of nesting (a million levels overflow the stack) and a long string would fill the message.
+    void badValuesAreNamedNotPrinted() {
+        const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+        QCOMPARE(configErrorOf(R"({"model_type":"qwen3","hidden_act":)" + deep + "}"),
+                 std::string("config.json: \"hidden_act\" an array is not supported (the network "
+                             "uses silu)"));
+        const std::string message =
+            configErrorOf(R"({"model_type":")" + std::string(100'000, 'x') + "\xc3\xa9\"}");
+        QVERIFY2(message.size() < 200, message.c_str());
+        QVERIFY2(message.find("\"model_type\" \"xxx") != std::string::npos, message.c_str());
+        QCOMPARE(configErrorOf(R"({"model_type":"qwen3","hidden_size":{"a":)" + deep + "}}"),
+                 std::string("config.json: \"hidden_size\" must be an integer, not an object"));
     }
 
     void generationConfig() {
