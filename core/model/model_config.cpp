@@ -333,7 +333,9 @@ std::string modelConfigToJson(const ModelConfig& c) {
 }
 
 std::string generationConfigToJson(const GenerationConfig& g) {
-    json j;
+    // An object even without a field: a default json is null, and "null" is no
+    // generation_config.json that any reader (this one included) accepts.
+    json j = json::object();
     if (!g.eosTokenIds.empty())
         j["eos_token_id"] = g.eosTokenIds;
     if (g.padTokenId)

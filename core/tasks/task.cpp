@@ -414,7 +414,9 @@ public:
             }
         }
         // Every shape and expression must resolve under every preset.
-        for (const auto& [preset, vars] : task.presets) {
+        // The preset's name by key, not by structured binding: C++17 lets no lambda capture those.
+        for (const auto& entry : task.presets) {
+            const std::string& preset = entry.first;
             auto check = [&](const std::vector<TensorSpec>& specs, const char* kind) {
                 for (const auto& spec : specs) {
                     try {
@@ -440,7 +442,6 @@ public:
                     fail("flops", e.what());
                 }
             }
-            (void)vars;
         }
         return task;
     }

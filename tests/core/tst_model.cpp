@@ -223,6 +223,15 @@ private Q_SLOTS:
                                  dice::parseGenerationConfig(R"({"eos_token_id": "x"})", "g"));
     }
 
+    // Found by fuzz_model_config: a configuration without token ids was written as "null".
+    void emptyGenerationConfigIsWrittenAsAnObject() {
+        const std::string text = dice::generationConfigToJson(dice::GenerationConfig{});
+        QCOMPARE(text, std::string("{}\n"));
+        const auto back = dice::parseGenerationConfig(text, "generation_config.json");
+        QVERIFY(back.eosTokenIds.empty());
+        QVERIFY(!back.padTokenId && !back.bosTokenId);
+    }
+
     void savedWeightsLoadBack() {
         QTemporaryDir dir;
         const auto config = dice::tinyModelConfig();
