@@ -6,12 +6,12 @@
 #include "core/model/safetensors.h"
 #include "core/model/safetensors_torch.h"
 
-#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -186,18 +186,18 @@ private Q_SLOTS:
     }
 
     // The header is parsed in linear time: nlohmann's parse with a callback, which the reader used
-    // to find duplicate names, took more than 300 s for these 100 000 entries.
+    // to find duplicate names, took more than 300 s for these 100 000 entries. The time is the
+    // processor's, so that a loaded machine does not fail the test.
     void manyTensorsAreReadFast() {
         constexpr int kTensors = 100'000;
         const std::string file =
             layout(manyTensorsHeader(kTensors), std::string(4 * kTensors, '\0'));
-        QElapsedTimer timer;
-        timer.start();
+        const std::clock_t started = std::clock();
         const auto header =
             dice::parseSafetensorsHeader(reinterpret_cast<const unsigned char*>(file.data()),
                                          file.size(), file.size(), "t.safetensors");
-        const double seconds = static_cast<double>(timer.elapsed()) / 1000.0;
-        qInfo("%d tensors in %.2f s", kTensors, seconds);
+        const double seconds = static_cast<double>(std::clock() - started) / CLOCKS_PER_SEC;
+        qInfo("%d tensors in %.2f s of processor time", kTensors, seconds);
         QCOMPARE(header.tensors.size(), std::size_t(kTensors));
         QCOMPARE(header.tensors.back().name, std::string("t099999"));
         QVERIFY2(seconds < 5.0, qPrintable(QString("%1 s").arg(seconds)));
@@ -206,12 +206,11 @@ private Q_SLOTS:
     void moreTensorsThanTheLimitAreRefused() {
         const int tensors = static_cast<int>(dice::kSafetensorsMaxTensors) + 1;
         const std::string file = layout(manyTensorsHeader(tensors), std::string(4 * tensors, '\0'));
-        QElapsedTimer timer;
-        timer.start();
+        const std::clock_t started = std::clock();
         QCOMPARE(errorOf(file), "t.safetensors: safetensors header has more than " +
                                     std::to_string(dice::kSafetensorsMaxTensors) +
                                     " tensors, the most one file may hold");
-        QVERIFY(timer.elapsed() < 5000);
+        QVERIFY(std::clock() - started < 5 * CLOCKS_PER_SEC);
     }
 
     void moreValuesThanTheLimitAreRefused() {
