@@ -1,9 +1,43 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Sets up and builds what is needed, then runs the whole test suite with ctest. Exits non-zero
-# on any failure. Extra arguments go to ctest (for example -L core, or -LE gpu).
+# Sets up what is needed, builds and runs the tests in stages; exits non-zero on any failure. CI
+# runs exactly this (.ci/run).
+#
+#   scripts/test.sh [CTEST_ARGS...]
+#
+# The stages, in order (DICE_TEST_STAGES picks some, for example DICE_TEST_STAGES=dev):
+#   dev   the dev preset: everything built, the whole suite run with ctest. CTEST_ARGS go to this
+#         stage (for example -L core, or -LE gpu).
+#   fuzz  every libFuzzer target (the fuzz preset, clang) for DICE_FUZZ_SECONDS seconds (60) from
+#         its seeds (scripts/fuzz.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$here/scripts/setup.sh" dev
 cd "$here"
-exec ctest --preset dev --parallel 2 "$@"
+stages="${DICE_TEST_STAGES:-dev fuzz}"
+
+run_dev() {
+    scripts/setup.sh dev
+    ctest --preset dev --parallel 2 "$@"
+}
+
+run_fuzz() {
+    scripts/fuzz.sh "${DICE_FUZZ_SECONDS:-60}"
+}
+
+for s in $stages; do
+    case "$s" in
+    dev | fuzz) ;;
+    *)
+        echo "test: unknown stage '$s' (dev, fuzz)" >&2
+        exit 2
+        ;;
+    esac
+done
+timings=()
+for s in $stages; do
+    echo "test: stage $s"
+    started=$SECONDS
+    "run_$s" "$@"
+    timings+=("$s $((SECONDS - started)) s")
+done
+printf 'test: stage %s\n' "${timings[@]}"

@@ -108,7 +108,7 @@ int commandCompile(const Invocation& in) {
         std::cerr << "dice compile: --name needs a file name\n";
         return 2;
     }
-    const std::string text = readTextFile(args.positionals().front());
+    const std::string text = readCandidateFile(args.positionals().front());
     // A native candidate's device part keeps the file's line numbers through its #line.
     const std::string source = text.find("#pragma dice device") != std::string::npos
                                    ? parseNativeCandidate(text, file).deviceForCompiler()

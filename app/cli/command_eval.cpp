@@ -2,10 +2,10 @@
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
 #include "core/common/error.h"
-#include "core/common/file_util.h"
 #include "core/common/number_format.h"
 #include "core/cuda/cuda_driver.h"
 #include "core/cuda/device_info.h"
+#include "core/eval/candidate.h"
 #include "core/eval/metrics.h"
 #include "core/store/run_store.h"
 #include "core/suite/suite_evaluation.h"
@@ -195,7 +195,7 @@ int commandEval(const Invocation& in) {
     if (!suiteMode) {
         const Task task = findTask(args.positionals()[0]);
         const std::string candidatePath = args.positionals()[1];
-        const std::string source = readTextFile(candidatePath);
+        const std::string source = readCandidateFile(candidatePath);
         const std::string name = std::filesystem::path(candidatePath).filename().string();
         EvaluationResult r;
         if (args.flag("compile-only")) {

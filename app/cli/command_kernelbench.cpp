@@ -4,6 +4,7 @@
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 #include "core/eval/evaluation.h"
 #include "core/kernelbench/importer.h"
@@ -62,7 +63,7 @@ const char* const kUsage =
     "      (dice eval); verdicts, speedups and time per evaluation side by side\n";
 
 std::string readProblem(const std::string& path) {
-    const std::string text = readTextFile(path);
+    const std::string text = readTextFile(path, limits::kKernelBenchSource);
     if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
         const Task task = parseTask(text, path);
         if (task.pytorchModule.empty())
@@ -119,8 +120,10 @@ int infillPrompt(const std::vector<std::string>& rest) {
     }
     kernelbench::InfillSkeleton skeleton;
     skeleton.pytorchCode = readProblem(args.positionals()[0]);
-    skeleton.prefix = withoutFinalNewline(readTextFile(args.value("prefix")));
-    skeleton.suffix = withoutFinalNewline(readTextFile(args.value("suffix")));
+    skeleton.prefix =
+        withoutFinalNewline(readTextFile(args.value("prefix"), limits::kKernelBenchSource));
+    skeleton.suffix =
+        withoutFinalNewline(readTextFile(args.value("suffix"), limits::kKernelBenchSource));
     const auto examples = kernelbench::loadPromptExamples();
     if (args.flag("messages"))
         printMessages(kernelbench::infillMessages(skeleton, examples));
@@ -139,7 +142,8 @@ int extract(const std::vector<std::string>& rest) {
                   << "\n";
         return 2;
     }
-    const auto code = kernelbench::extractFirstCodeBlock(readTextFile(args.positionals()[0]));
+    const auto code = kernelbench::extractFirstCodeBlock(
+        readTextFile(args.positionals()[0], limits::kKernelBenchSource));
     std::string program = code.code;
     nlohmann::json j = {{"found", code.found},
                         {"language", code.language},
@@ -148,10 +152,11 @@ int extract(const std::vector<std::string>& rest) {
                         {"masks_removed", code.masksRemoved},
                         {"specials_removed", code.specialsRemoved}};
     if (args.has("prefix")) {
-        const auto splice =
-            kernelbench::spliceInfill(code.found ? code.code : readTextFile(args.positionals()[0]),
-                                      withoutFinalNewline(readTextFile(args.value("prefix"))),
-                                      withoutFinalNewline(readTextFile(args.value("suffix"))));
+        const auto splice = kernelbench::spliceInfill(
+            code.found ? code.code
+                       : readTextFile(args.positionals()[0], limits::kKernelBenchSource),
+            withoutFinalNewline(readTextFile(args.value("prefix"), limits::kKernelBenchSource)),
+            withoutFinalNewline(readTextFile(args.value("suffix"), limits::kKernelBenchSource)));
         program = splice.program;
         j["splice"] = {{"middle", splice.middle},
                        {"prefix_found", splice.prefixFound},
@@ -187,7 +192,8 @@ int check(const std::vector<std::string>& rest) {
     kernelbench::PythonEvaluator::Config config;
     config.python = args.value("python");
     kernelbench::PythonEvaluator evaluator(config);
-    const auto findings = evaluator.check(readTextFile(args.positionals()[0]));
+    const auto findings =
+        evaluator.check(readTextFile(args.positionals()[0], limits::kKernelBenchSource));
     bool blocking = false;
     nlohmann::json list = nlohmann::json::array();
     for (const auto& f : findings) {
@@ -246,7 +252,7 @@ int evaluate(const std::vector<std::string>& rest) {
 
     kernelbench::KernelBenchJob job;
     job.referenceSource = readProblem(args.positionals()[0]);
-    job.candidateSource = readTextFile(args.positionals()[1]);
+    job.candidateSource = readTextFile(args.positionals()[1], limits::kKernelBenchSource);
     job.task = args.value("task", args.positionals()[0]);
     job.level = args.integer("level", 1);
     kernelbench::PythonEvaluator::Config config;

@@ -6,6 +6,7 @@
 #include "app/cli/arguments.h"
 #include "core/common/child_process.h"
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 #include "core/eval/evaluation.h"
 #include "core/kernelbench/importer.h"
@@ -156,8 +157,9 @@ int kernelBenchAgreement(const std::vector<std::string>& argv,
     for (auto& e : entries) {
         std::cout << e.name << ": Python evaluator...\n" << std::flush;
         try {
-            kernelbench::KernelBenchJob job{e.name, e.level, readTextFile(e.problem),
-                                            readTextFile(e.solution)};
+            kernelbench::KernelBenchJob job{e.name, e.level,
+                                            readTextFile(e.problem, limits::kKernelBenchSource),
+                                            readTextFile(e.solution, limits::kKernelBenchSource)};
             e.python = evaluator.evaluate(job, options);
         } catch (const Error& error) {
             e.pythonError = error.what();

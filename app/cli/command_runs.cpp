@@ -2,6 +2,7 @@
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 #include "core/store/run_import.h"
 #include "core/store/run_store.h"
@@ -111,7 +112,8 @@ int commandRuns(const Invocation& in) {
         return 2;
     }
     if (action == "import") {
-        const ImportedRuns imported = importRuns(readTextFile(pos[1]), pos[1], dataDirectory());
+        const ImportedRuns imported =
+            importRuns(readTextFile(pos[1], limits::kResultFile), pos[1], dataDirectory());
         for (const auto& why : imported.skipped)
             std::cerr << "skipped " << why << "\n";
         for (const auto& run : imported.runs) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/workbench/workbench_script.h"
 
+#include "core/common/error.h"
+#include "core/eval/candidate.h"
 #include "widgets/generate/generate_area.h"
 #include "widgets/infill/infill_area.h"
 #include "widgets/profile/profile_area.h"
@@ -60,12 +62,13 @@ bool WorkbenchScript::open(MainWindow& window) const {
             window.showArea(static_cast<MainWindow::Area>(index));
     }
     if (m_parser.isSet(m_source)) {
-        QFile file(m_parser.value(m_source));
-        if (!file.open(QIODevice::ReadOnly)) {
-            qWarning("Cannot read %s", qPrintable(m_parser.value(m_source)));
+        try {
+            window.profileArea()->setSource(QString::fromStdString(
+                readCandidateFile(QFile::encodeName(m_parser.value(m_source)).toStdString())));
+        } catch (const Error& e) {
+            qWarning("%s", e.what());
             return false;
         }
-        window.profileArea()->setSource(QString::fromUtf8(file.readAll()));
     }
     if (m_parser.isSet(m_run) &&
         !window.profileArea()->openRunById(m_parser.value(m_run).toLongLong())) {

@@ -2,6 +2,7 @@
 #include "core/bench/paper_bench.h"
 
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 #include "core/cuda/driver_release.h"
 #include "core/prompts/answer.h"
@@ -149,7 +150,7 @@ PaperBenchReport runPaperBench(const PaperBenchOptions& options,
             }
             if (!session)
                 session = ModelSession::open(options.model, options.session);
-            const std::string problem = readTextFile(file);
+            const std::string problem = readTextFile(file, limits::kKernelBenchSource);
             SamplerOptions sampler = options.preset.sampler;
             sampler.seed = options.seed;
             sampler.cancel = options.cancel;

@@ -3,25 +3,125 @@
 
 #include "core/common/error.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <system_error>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace dice {
 
-std::string readTextFile(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+namespace {
+
+constexpr FileLimit kOwnFile{"a file", std::uint64_t(1) << 30};
+
+// Limits are powers of two times a unit; a size that is not one is given in bytes.
+std::string limitText(std::uint64_t bytes) {
+    constexpr std::uint64_t kKiB = 1024;
+    if (bytes >= kKiB * kKiB * kKiB && bytes % (kKiB * kKiB * kKiB) == 0)
+        return std::to_string(bytes / (kKiB * kKiB * kKiB)) + " GiB";
+    if (bytes >= kKiB * kKiB && bytes % (kKiB * kKiB) == 0)
+        return std::to_string(bytes / (kKiB * kKiB)) + " MiB";
+    if (bytes >= kKiB && bytes % kKiB == 0)
+        return std::to_string(bytes / kKiB) + " KiB";
+    return std::to_string(bytes) + " bytes";
+}
+
+std::string kindOf(mode_t mode) {
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "something other than a file";
+}
+
+[[noreturn]] void notRegular(const std::string& path, mode_t mode) {
+    throw FileError(path, "is " + kindOf(mode) + ", not a regular file");
+}
+
+[[noreturn]] void tooLarge(const std::string& path, const FileLimit& limit,
+                           const std::string& size) {
+    throw FileError(path, "is larger than the " + limitText(limit.maxBytes) + " allowed for " +
+                              limit.kind + " (" + size + ")");
+}
+
+} // namespace
+
+RegularFile::RegularFile(const std::string& path, const FileLimit& limit) {
+    // stat before open: opening a device can have effects of its own (a tape rewinds, a watchdog
+    // arms), and opening a FIFO blocks until a writer comes. O_NONBLOCK keeps a FIFO swapped in
+    // between the two calls from blocking; fstat then refuses it.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
         throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    if (in.bad())
-        throw FileError(path, "read failed");
-    return buffer.str();
+    if (!S_ISREG(st.st_mode))
+        notRegular(path, st.st_mode);
+    m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (m_fd < 0)
+        throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
+    if (::fstat(m_fd, &st) != 0) {
+        const int error = errno;
+        ::close(m_fd);
+        throw FileError(path, std::string("cannot open: ") + std::strerror(error));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ::close(m_fd);
+        notRegular(path, st.st_mode);
+    }
+    m_size = static_cast<std::uint64_t>(st.st_size);
+    if (m_size > limit.maxBytes) {
+        ::close(m_fd);
+        tooLarge(path, limit, std::to_string(m_size) + " bytes");
+    }
+}
+
+RegularFile::~RegularFile() {
+    ::close(m_fd);
+}
+
+std::string readTextFile(const std::string& path, const FileLimit& limit) {
+    const RegularFile file(path, limit);
+    // The size stat gave is a first guess only: a file may grow while it is read, and files of
+    // /proc report 0. Reading goes on to the end, but never beyond one byte past the limit.
+    const std::uint64_t most = limit.maxBytes + 1;
+    std::string content(static_cast<std::size_t>(std::min(file.size() + 1, most)), '\0');
+    std::size_t filled = 0;
+    for (;;) {
+        if (filled == content.size()) {
+            if (filled >= most)
+                tooLarge(path, limit, "found when it was read");
+            content.resize(static_cast<std::size_t>(
+                std::min<std::uint64_t>(std::max<std::size_t>(2 * filled, 4096), most)));
+        }
+        const ssize_t n =
+            ::read(file.descriptor(), content.data() + filled, content.size() - filled);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            throw FileError(path, std::string("read failed: ") + std::strerror(errno));
+        }
+        if (n == 0)
+            break;
+        filled += static_cast<std::size_t>(n);
+    }
+    content.resize(filled);
+    return content;
+}
+
+std::string readTextFile(const std::string& path) {
+    return readTextFile(path, kOwnFile);
 }
 
 void writeFileAtomically(const std::string& path, const std::string& content) {

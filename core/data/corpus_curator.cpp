@@ -2,8 +2,10 @@
 #include "core/data/corpus_curator.h"
 
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 #include "core/data/corpus_writer.h"
+#include "core/eval/candidate.h"
 #include "core/tasks/task.h"
 #include "core/worker/evaluator.h"
 
@@ -86,7 +88,7 @@ std::string explained(const EvaluationResult& r) {
 double reuseMeasurements(const std::string& path, std::vector<CuratedTask>& tasks) {
     nlohmann::json report;
     try {
-        report = nlohmann::json::parse(readTextFile(path));
+        report = nlohmann::json::parse(readTextFile(path, limits::kCorpus));
         if (report.contains("curation"))
             report = report["curation"];
         std::map<std::string, const nlohmann::json*> byTask;
@@ -120,7 +122,7 @@ double measureOnGpu(const CurationOptions& options, const fs::path& root, const 
                     std::vector<CuratedTask>& tasks) {
     std::vector<std::string> sources(tasks.size());
     for (std::size_t i = 0; i < tasks.size(); ++i)
-        sources[i] = readTextFile((root / "solutions" / (tasks[i].task + ".dice")).string());
+        sources[i] = readCandidateFile((root / "solutions" / (tasks[i].task + ".dice")).string());
 
     EvaluatorOptions evaluatorOptions;
     evaluatorOptions.devices = options.devices;
@@ -191,7 +193,7 @@ CurationReport curateCorpus(const CurationOptions& options) {
     // Families and corpus order come from the examples.
     std::vector<CorpusExample> examples;
     {
-        std::istringstream in(readTextFile(corpusFile));
+        std::istringstream in(readTextFile(corpusFile, limits::kCorpus));
         std::size_t line = 0;
         for (std::string text; std::getline(in, text);) {
             ++line;

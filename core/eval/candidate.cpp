@@ -2,6 +2,7 @@
 #include "core/eval/candidate.h"
 
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,8 +12,6 @@
 namespace dice {
 
 namespace {
-
-constexpr std::size_t kMaxCandidateBytes = 1024 * 1024;
 
 std::string trim(const std::string& text) {
     std::size_t begin = 0;
@@ -320,8 +319,12 @@ std::string NativeCandidate::deviceForCompiler() const {
     return "#line " + std::to_string(deviceFirstLine) + " \"" + quoted + "\"\n" + device;
 }
 
+std::string readCandidateFile(const std::string& path) {
+    return readTextFile(path, limits::kCandidate);
+}
+
 NativeCandidate parseNativeCandidate(const std::string& source, const std::string& origin) {
-    if (source.size() > kMaxCandidateBytes)
+    if (source.size() > limits::kCandidate.maxBytes)
         throw FileError(origin, "the candidate is larger than 1 MiB");
     if (source.find('\0') != std::string::npos)
         throw FileError(origin, "the candidate is not text (it contains a NUL byte)");

@@ -26,6 +26,10 @@ struct NativeCandidate {
     int fileLineOfHostLine(int hostLine) const { return hostLine + hostFirstLine - 1; }
 };
 
+// The text of a candidate file: a regular file of at most 1 MiB (limits::kCandidate). Throws
+// FileError for anything else (a FIFO, a device, a directory, a larger file).
+std::string readCandidateFile(const std::string& path);
+
 // Splits a .dice file into its parts. Throws FileError naming the file, the line and what is wrong
 // (a missing, repeated or misplaced pragma, an empty part, a file that is not text).
 NativeCandidate parseNativeCandidate(const std::string& source, const std::string& origin);

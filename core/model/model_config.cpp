@@ -2,6 +2,7 @@
 #include "core/model/model_config.h"
 
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 
 #include <nlohmann/json.hpp>
@@ -27,6 +28,20 @@ json parseObject(const std::string& text, const std::string& origin) {
     return root;
 }
 
+// A value for a message. Containers are named, not printed: dumping recurses once per level of
+// nesting, and a hostile file nests millions deep. Text is cut short and kept ASCII (escaped), so
+// a cut never splits a character.
+std::string describe(const json& value) {
+    if (value.is_array())
+        return "an array";
+    if (value.is_object())
+        return "an object";
+    std::string text = value.dump(-1, ' ', true);
+    if (text.size() > 64)
+        text = text.substr(0, 60) + "...";
+    return text;
+}
+
 const json* field(const json& root, const char* key) {
     const auto found = root.find(key);
     if (found == root.end() || found->is_null())
@@ -42,7 +57,7 @@ std::int64_t integer(const json& value, const std::string& origin, const std::st
         if (std::isfinite(d) && d == std::floor(d) && std::abs(d) < 9e15)
             return static_cast<std::int64_t>(d);
     }
-    throw FileError(origin, "\"" + key + "\" must be an integer, not " + value.dump());
+    throw FileError(origin, "\"" + key + "\" must be an integer, not " + describe(value));
 }
 
 std::int64_t requiredInt(const json& root, const char* key, const std::string& origin) {
@@ -71,7 +86,7 @@ double number(const json& root, const char* key, double fallback, const std::str
         return fallback;
     if (!value->is_number())
         throw FileError(origin,
-                        std::string("\"") + key + "\" must be a number, not " + value->dump());
+                        std::string("\"") + key + "\" must be a number, not " + describe(*value));
     return value->get<double>();
 }
 
@@ -80,8 +95,8 @@ bool boolean(const json& root, const char* key, bool fallback, const std::string
     if (!value)
         return fallback;
     if (!value->is_boolean())
-        throw FileError(origin,
-                        std::string("\"") + key + "\" must be true or false, not " + value->dump());
+        throw FileError(origin, std::string("\"") + key + "\" must be true or false, not " +
+                                    describe(*value));
     return value->get<bool>();
 }
 
@@ -202,11 +217,11 @@ ModelConfig parseModelConfig(const std::string& text, const std::string& origin)
         throw FileError(origin, "has no \"model_type\" string");
     config.modelType = type->get<std::string>();
     if (config.modelType != "qwen3" && config.modelType != "sdar")
-        throw FileError(origin, "\"model_type\" \"" + config.modelType +
-                                    "\" is not supported (supported: \"sdar\", \"qwen3\")");
+        throw FileError(origin, "\"model_type\" " + describe(*type) +
+                                    " is not supported (supported: \"sdar\", \"qwen3\")");
     if (const json* act = field(root, "hidden_act");
         act && (!act->is_string() || act->get<std::string>() != "silu"))
-        throw FileError(origin, "\"hidden_act\" " + act->dump() +
+        throw FileError(origin, "\"hidden_act\" " + describe(*act) +
                                     " is not supported (the network uses silu)");
     if (boolean(root, "use_sliding_window", false, origin))
         throw FileError(origin, "\"use_sliding_window\": true is not supported");
@@ -215,7 +230,7 @@ ModelConfig parseModelConfig(const std::string& text, const std::string& origin)
             throw FileError(origin, "\"layer_types\" must be an array");
         for (const auto& l : *layers)
             if (!l.is_string() || l.get<std::string>() != "full_attention")
-                throw FileError(origin, "\"layer_types\" entry " + l.dump() +
+                throw FileError(origin, "\"layer_types\" entry " + describe(l) +
                                             " is not supported (only \"full_attention\")");
     }
 
@@ -255,7 +270,7 @@ ModelConfig parseModelConfig(const std::string& text, const std::string& origin)
 }
 
 ModelConfig loadModelConfig(const std::string& path) {
-    return parseModelConfig(readTextFile(path), path);
+    return parseModelConfig(readTextFile(path, limits::kModelConfig), path);
 }
 
 GenerationConfig parseGenerationConfig(const std::string& text, const std::string& origin) {
@@ -271,7 +286,7 @@ GenerationConfig parseGenerationConfig(const std::string& text, const std::strin
 }
 
 GenerationConfig loadGenerationConfig(const std::string& path) {
-    return parseGenerationConfig(readTextFile(path), path);
+    return parseGenerationConfig(readTextFile(path, limits::kGenerationConfig), path);
 }
 
 } // namespace dice
@@ -318,7 +333,9 @@ std::string modelConfigToJson(const ModelConfig& c) {
 }
 
 std::string generationConfigToJson(const GenerationConfig& g) {
-    json j;
+    // An object even without a field: a default json is null, and "null" is no
+    // generation_config.json that any reader (this one included) accepts.
+    json j = json::object();
     if (!g.eosTokenIds.empty())
         j["eos_token_id"] = g.eosTokenIds;
     if (g.padTokenId)

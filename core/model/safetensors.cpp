@@ -2,6 +2,7 @@
 #include "core/model/safetensors.h"
 
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 
 #include <nlohmann/json.hpp>
@@ -14,12 +15,12 @@
 #include <filesystem>
 #include <limits>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace dice {
 
@@ -80,28 +81,68 @@ std::string nameText(const std::string& name) {
     return out + "'";
 }
 
-// nlohmann's parser is iterative, but a header made of millions of nested brackets still costs
-// memory and time for nothing: no valid header nests deeper than three levels.
-void checkNesting(const unsigned char* text, std::size_t size, const std::string& origin) {
-    int depth = 0;
-    bool inString = false;
-    for (std::size_t i = 0; i < size; ++i) {
-        const unsigned char c = text[i];
-        if (inString) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                inString = false;
-        } else if (c == '"') {
-            inString = true;
-        } else if (c == '{' || c == '[') {
-            if (++depth > 16)
-                throw FileError(origin, "safetensors header nests JSON deeper than 16 levels");
-        } else if (c == '}' || c == ']') {
-            --depth;
-        }
+// A first pass over the header that builds nothing. It refuses what the plain parse after it
+// would hide or pay for: a tensor named twice (the parse keeps the last), nesting deeper than a
+// header has (three levels), more tensors or JSON values than a real file holds. nlohmann's parse
+// with a callback could see duplicates as well, but it rescans the enclosing object each time an
+// entry ends, which is quadratic: minutes for a header of 100 000 tensors. Both passes are linear.
+class HeaderScan : public nlohmann::json_sax<nlohmann::json> {
+public:
+    std::string problem; // why the scan stopped, when it did
+
+    bool null() override { return value(); }
+    bool boolean(bool) override { return value(); }
+    bool number_integer(number_integer_t) override { return value(); }
+    bool number_unsigned(number_unsigned_t) override { return value(); }
+    bool number_float(number_float_t, const string_t&) override { return value(); }
+    bool string(string_t&) override { return value(); }
+    bool binary(binary_t&) override { return value(); }
+    bool start_object(std::size_t) override { return open(); }
+    bool start_array(std::size_t) override { return open(); }
+    bool end_object() override { return close(); }
+    bool end_array() override { return close(); }
+    bool key(string_t& name) override {
+        if (m_depth != 1)
+            return true;
+        if (name != "__metadata__" && ++m_tensors > kSafetensorsMaxTensors)
+            return stop("safetensors header has more than " +
+                        std::to_string(kSafetensorsMaxTensors) +
+                        " tensors, the most one file may hold");
+        if (!m_names.insert(name).second)
+            return stop("safetensors header names " + nameText(name) + " twice");
+        return true;
     }
-}
+    bool parse_error(std::size_t, const std::string&, const nlohmann::json::exception& e) override {
+        return stop(std::string("safetensors header is not valid JSON: ") + e.what());
+    }
+
+private:
+    bool stop(std::string why) {
+        problem = std::move(why);
+        return false;
+    }
+    bool value() {
+        if (++m_values > kSafetensorsMaxHeaderValues)
+            return stop("safetensors header holds more than " +
+                        std::to_string(kSafetensorsMaxHeaderValues) + " JSON values");
+        return true;
+    }
+    bool open() {
+        if (++m_depth > kSafetensorsMaxHeaderDepth)
+            return stop("safetensors header nests JSON deeper than " +
+                        std::to_string(kSafetensorsMaxHeaderDepth) + " levels");
+        return value();
+    }
+    bool close() {
+        --m_depth;
+        return true;
+    }
+
+    int m_depth = 0;
+    std::size_t m_tensors = 0;
+    std::size_t m_values = 0;
+    std::unordered_set<std::string> m_names;
+};
 
 std::uint64_t readUnsigned(const nlohmann::json& value, const std::string& origin,
                            const std::string& what) {
@@ -211,26 +252,15 @@ SafetensorsHeader parseSafetensorsHeader(const unsigned char* data, std::size_t 
     const unsigned char* text = data + 8;
     if (n == 0 || text[0] != '{')
         throw FileError(origin, "safetensors header does not start with '{'");
-    checkNesting(text, n, origin);
-
-    std::set<std::string> seen;
-    std::string duplicate;
+    HeaderScan scan;
     nlohmann::json root;
     try {
-        root = nlohmann::json::parse(
-            text, text + n,
-            [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-                if (event == nlohmann::json::parse_event_t::key && depth == 1 &&
-                    parsed.is_string() && !seen.insert(parsed.get<std::string>()).second &&
-                    duplicate.empty())
-                    duplicate = parsed.get<std::string>();
-                return true;
-            });
+        if (!nlohmann::json::sax_parse(text, text + n, &scan))
+            throw FileError(origin, scan.problem);
+        root = nlohmann::json::parse(text, text + n);
     } catch (const nlohmann::json::exception& e) {
         throw FileError(origin, std::string("safetensors header is not valid JSON: ") + e.what());
     }
-    if (!duplicate.empty())
-        throw FileError(origin, "safetensors header names " + nameText(duplicate) + " twice");
     if (!root.is_object())
         throw FileError(origin, "safetensors header is not a JSON object");
 
@@ -278,27 +308,16 @@ SafetensorsHeader parseSafetensorsHeader(const unsigned char* data, std::size_t 
 }
 
 std::shared_ptr<const SafetensorsFile> SafetensorsFile::open(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        throw FileError(path, std::string("cannot open: ") + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        throw FileError(path, "not a regular file");
-    }
+    const RegularFile opened(path, limits::kSafetensors);
     std::shared_ptr<SafetensorsFile> file(new SafetensorsFile());
     file->m_path = path;
-    file->m_size = static_cast<std::uint64_t>(st.st_size);
+    file->m_size = opened.size();
     if (file->m_size > 0) {
-        void* base = ::mmap(nullptr, file->m_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (base == MAP_FAILED) {
-            const int error = errno;
-            ::close(fd);
-            throw FileError(path, std::string("cannot map into memory: ") + std::strerror(error));
-        }
+        void* base = ::mmap(nullptr, file->m_size, PROT_READ, MAP_PRIVATE, opened.descriptor(), 0);
+        if (base == MAP_FAILED)
+            throw FileError(path, std::string("cannot map into memory: ") + std::strerror(errno));
         file->m_base = static_cast<const unsigned char*>(base);
     }
-    ::close(fd);
     file->m_header = parseSafetensorsHeader(file->m_base, file->m_size, file->m_size, path);
     return file;
 }
@@ -325,7 +344,7 @@ SafetensorsCheckpoint SafetensorsCheckpoint::openFile(const std::string& path) {
 SafetensorsCheckpoint SafetensorsCheckpoint::openIndex(const std::string& indexPath) {
     nlohmann::json index;
     try {
-        index = nlohmann::json::parse(readTextFile(indexPath));
+        index = nlohmann::json::parse(readTextFile(indexPath, limits::kSafetensorsIndex));
     } catch (const nlohmann::json::exception& e) {
         throw FileError(indexPath, std::string("not valid JSON: ") + e.what());
     }
@@ -337,7 +356,13 @@ SafetensorsCheckpoint SafetensorsCheckpoint::openIndex(const std::string& indexP
     const std::filesystem::path folder = std::filesystem::path(indexPath).parent_path();
     SafetensorsCheckpoint checkpoint;
     checkpoint.m_origin = indexPath;
-    std::map<std::string, std::shared_ptr<const SafetensorsFile>> shards;
+    // Each shard's tensors by name: the index names every tensor, and a search of the shard's
+    // list per name would make opening a checkpoint quadratic in its tensors.
+    struct Shard {
+        std::shared_ptr<const SafetensorsFile> file;
+        std::unordered_map<std::string_view, const SafetensorsEntry*> entries;
+    };
+    std::map<std::string, Shard> shards;
     for (const auto& [name, shardValue] : map->items()) {
         if (!shardValue.is_string())
             throw FileError(indexPath,
@@ -352,17 +377,19 @@ SafetensorsCheckpoint SafetensorsCheckpoint::openIndex(const std::string& indexP
                                            nameText(shard) + " outside the checkpoint folder");
         auto found = shards.find(shard);
         if (found == shards.end()) {
-            auto file = SafetensorsFile::open((folder / relative).string());
-            checkpoint.m_files.push_back(file);
-            found = shards.emplace(shard, file).first;
+            Shard opened{SafetensorsFile::open((folder / relative).string()), {}};
+            for (const auto& e : opened.file->header().tensors)
+                opened.entries.emplace(e.name, &e);
+            checkpoint.m_files.push_back(opened.file);
+            found = shards.emplace(shard, std::move(opened)).first;
         }
-        const SafetensorsEntry* entry = found->second->header().find(name);
-        if (!entry)
-            throw FileError(found->second->path(),
+        const auto entry = found->second.entries.find(name);
+        if (entry == found->second.entries.end())
+            throw FileError(found->second.file->path(),
                             "has no tensor " + nameText(name) + ", which " +
                                 std::filesystem::path(indexPath).filename().string() +
                                 " places there");
-        checkpoint.m_tensors[name] = Tensor{found->second, entry};
+        checkpoint.m_tensors[name] = Tensor{found->second.file, entry->second};
     }
     if (checkpoint.m_tensors.empty())
         throw FileError(indexPath, "weight_map names no tensors");

@@ -70,13 +70,20 @@ struct SafetensorsHeader {
 
 // The largest header the reference implementation accepts.
 constexpr std::uint64_t kSafetensorsMaxHeaderBytes = 100'000'000;
+// The most tensors one file may hold. A checkpoint's shards hold a few thousand each; the limit
+// leaves room for a large mixture of experts saved as one file.
+constexpr std::size_t kSafetensorsMaxTensors = 262'144;
+// The most JSON values in a header (a tensor takes about ten) and the deepest nesting (a valid
+// header nests three levels).
+constexpr std::size_t kSafetensorsMaxHeaderValues = std::size_t(1) << 23;
+constexpr int kSafetensorsMaxHeaderDepth = 16;
 
-// Parses and validates the start of a safetensors file the way the reference reader does: the
-// header length, the JSON object (no duplicate names, __metadata__ of strings only), every entry's
-// dtype, shape and data_offsets, and that the tensors tile the buffer from 0 without holes or
-// overlaps up to exactly the end of the file. `data` holds at least the first 8 + N bytes (or all
-// `size` bytes there are); `fileSize` is the size of the whole file. Throws FileError naming
-// `origin` and the problem.
+// Parses and validates the start of a safetensors file the way the reference reader does, in time
+// linear in the header and within the limits above: the header length, the JSON object (no
+// duplicate names, __metadata__ of strings only), every entry's dtype, shape and data_offsets, and
+// that the tensors tile the buffer from 0 without holes or overlaps up to exactly the end of the
+// file. `data` holds at least the first 8 + N bytes (or all `size` bytes there are); `fileSize` is
+// the size of the whole file. Throws FileError naming `origin` and the problem.
 SafetensorsHeader parseSafetensorsHeader(const unsigned char* data, std::size_t size,
                                          std::uint64_t fileSize, const std::string& origin);
 

@@ -2,8 +2,8 @@
 #include "core/suite/suite_evaluation.h"
 
 #include "core/common/error.h"
-#include "core/common/file_util.h"
 #include "core/common/number_format.h"
+#include "core/eval/candidate.h"
 #include "core/tasks/task.h"
 #include "core/worker/evaluator.h"
 
@@ -35,11 +35,13 @@ SuiteEvaluation evaluateSuite(Evaluator& evaluator, const TaskSuite& suite,
         evaluation.outcomes.push_back({t.name, t.level, std::nullopt});
         const auto path = std::filesystem::path(options.candidateDirectory) / (t.name + ".dice");
         std::error_code ec;
-        if (!std::filesystem::is_regular_file(path, ec))
+        // Anything of that name is read, so that a FIFO or a folder is an error, not a task
+        // without a candidate.
+        if (!std::filesystem::exists(path, ec))
             continue;
         Evaluator::Job job;
         job.task = &t;
-        job.source = readTextFile(path.string());
+        job.source = readCandidateFile(path.string());
         job.candidateName = path.filename().string();
         job.options = options.eval;
         jobs.push_back(job);

@@ -2,6 +2,7 @@
 #include "core/tasks/task.h"
 
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 
 #include <nlohmann/json.hpp>
@@ -425,7 +426,9 @@ public:
             }
         }
         // Every shape and expression must resolve under every preset.
-        for (const auto& [preset, vars] : task.presets) {
+        // The preset's name by key, not by structured binding: C++17 lets no lambda capture those.
+        for (const auto& entry : task.presets) {
+            const std::string& preset = entry.first;
             auto check = [&](const std::vector<TensorSpec>& specs, const char* kind) {
                 for (const auto& spec : specs) {
                     try {
@@ -451,7 +454,6 @@ public:
                     fail("flops", e.what());
                 }
             }
-            (void)vars;
         }
         return task;
     }
@@ -493,7 +495,7 @@ Task taskFromJson(const json& value, const std::string& origin) {
 }
 
 Task loadTask(const std::string& path) {
-    return parseTask(readTextFile(path), path);
+    return parseTask(readTextFile(path, limits::kTaskFile), path);
 }
 
 namespace {

@@ -2,6 +2,7 @@
 #include "core/tokenizer/bpe_trainer.h"
 
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 #include "core/common/utf8.h"
 #include "core/tokenizer/byte_level.h"
@@ -142,7 +143,7 @@ void BpeTrainer::addPath(const std::string& path) {
     if (ec || !fs::exists(status))
         throw FileError(path, "no such file or folder");
     if (fs::is_regular_file(status)) {
-        const std::string text = readTextFile(path);
+        const std::string text = readTextFile(path, limits::kTrainingText);
         const std::size_t bad = firstInvalidUtf8(text);
         if (bad != std::string::npos)
             throw FileError(path,
@@ -164,7 +165,7 @@ void BpeTrainer::addPath(const std::string& path) {
         throw FileError(path, "cannot list the folder: " + ec.message());
     std::sort(files.begin(), files.end());
     for (const auto& file : files) {
-        const std::string text = readTextFile(file);
+        const std::string text = readTextFile(file, limits::kTrainingText);
         if (firstInvalidUtf8(text) != std::string::npos || text.find('\0') != std::string::npos) {
             m_impl->summary.skippedFiles.push_back(file);
             continue;

@@ -3,6 +3,7 @@
 
 #include "core/common/child_process.h"
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 
 #include <unistd.h>
@@ -109,7 +110,7 @@ ReferenceRun runReferenceTokenizer(const std::string& script) {
 Tokenizer loadReferenceTokenizer(const ReferenceRun& run) {
     nlohmann::json root;
     try {
-        root = nlohmann::json::parse(readTextFile(run.tokenizerJson));
+        root = nlohmann::json::parse(readTextFile(run.tokenizerJson, limits::kTokenizerJson));
         for (const auto& token : run.extraAddedTokens)
             root.at("added_tokens").push_back(token);
     } catch (const nlohmann::json::exception& e) {

@@ -2,6 +2,7 @@
 #include "core/tokenizer/tokenizer.h"
 
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 #include "core/common/utf8.h"
 #include "core/tokenizer/byte_level.h"
@@ -692,7 +693,7 @@ Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 Tokenizer::~Tokenizer() = default;
 
 Tokenizer Tokenizer::load(const std::string& path) {
-    return fromJson(readTextFile(path), path);
+    return fromJson(readTextFile(path, limits::kTokenizerJson), path);
 }
 
 Tokenizer Tokenizer::fromJson(const std::string& text, const std::string& origin) {

@@ -2,12 +2,14 @@
 #include "core/train/sft_data.h"
 
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
+#include "core/common/file_util.h"
 #include "core/data/corpus_writer.h"
 #include "core/tokenizer/chat_template.h"
 #include "core/tokenizer/tokenizer.h"
 
 #include <algorithm>
-#include <fstream>
+#include <sstream>
 
 namespace dice {
 
@@ -17,9 +19,7 @@ std::vector<std::int64_t> chatPromptIds(const Tokenizer& tokenizer, const std::s
 
 SftData loadSftData(const std::string& corpusPath, const Tokenizer& tokenizer,
                     const SftDataOptions& options) {
-    std::ifstream in(corpusPath);
-    if (!in)
-        throw FileError(corpusPath, "cannot open the corpus");
+    std::istringstream in(readTextFile(corpusPath, limits::kCorpus));
     const auto end = tokenizer.tokenId("<|im_end|>");
     if (!end)
         throw FileError(corpusPath, "the tokenizer has no <|im_end|> token to end answers with");

@@ -57,6 +57,15 @@ const char* const kSdar4bConfig = R"({
   "vocab_size": 151936
 })";
 
+std::string configErrorOf(const std::string& text) {
+    try {
+        dice::parseModelConfig(text, "config.json");
+    } catch (const dice::FileError& e) {
+        return e.what();
+    }
+    return {};
+}
+
 std::string configError(const std::function<void(json&)>& edit) {
     json config = json::parse(kSdar4bConfig);
     edit(config);
@@ -188,6 +197,21 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(dice::FileError, dice::parseModelConfig("{\"a\":", "config.json"));
     }
 
+    // A wrong value is named in the message, never printed whole: printing recurses once per level
+    // of nesting (a million levels overflow the stack) and a long string would fill the message.
+    void badValuesAreNamedNotPrinted() {
+        const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+        QCOMPARE(configErrorOf(R"({"model_type":"qwen3","hidden_act":)" + deep + "}"),
+                 std::string("config.json: \"hidden_act\" an array is not supported (the network "
+                             "uses silu)"));
+        const std::string message =
+            configErrorOf("{\"model_type\":\"" + std::string(100000, 'x') + "\xc3\xa9\"}");
+        QVERIFY2(message.size() < 200, message.c_str());
+        QVERIFY2(message.find("\"model_type\" \"xxx") != std::string::npos, message.c_str());
+        QCOMPARE(configErrorOf(R"({"model_type":"qwen3","hidden_size":{"a":)" + deep + "}}"),
+                 std::string("config.json: \"hidden_size\" must be an integer, not an object"));
+    }
+
     void generationConfig() {
         auto g = dice::parseGenerationConfig(
             R"({"eos_token_id": [151645, 151643], "pad_token_id": 151643, "top_k": 20})", "g");
@@ -197,6 +221,15 @@ private Q_SLOTS:
         QCOMPARE(g.eosTokenIds, (std::vector<std::int64_t>{2}));
         QVERIFY_THROWS_EXCEPTION(dice::FileError,
                                  dice::parseGenerationConfig(R"({"eos_token_id": "x"})", "g"));
+    }
+
+    // Found by fuzz_model_config: a configuration without token ids was written as "null".
+    void emptyGenerationConfigIsWrittenAsAnObject() {
+        const std::string text = dice::generationConfigToJson(dice::GenerationConfig{});
+        QCOMPARE(text, std::string("{}\n"));
+        const auto back = dice::parseGenerationConfig(text, "generation_config.json");
+        QVERIFY(back.eosTokenIds.empty());
+        QVERIFY(!back.padTokenId && !back.bosTokenId);
     }
 
     void savedWeightsLoadBack() {

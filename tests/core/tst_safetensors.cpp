@@ -9,7 +9,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -40,6 +42,19 @@ std::string validData() {
 const char* const kValidHeader =
     R"({"__metadata__":{"format":"pt"},"b":{"dtype":"I64","shape":[],"data_offsets":[8,16]},)"
     R"("a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+
+// `count` one-element F32 tensors t000000, t000001, ... tiling 4 * count bytes.
+std::string manyTensorsHeader(int count) {
+    std::string header = "{";
+    char entry[96];
+    for (int i = 0; i < count; ++i) {
+        std::snprintf(entry, sizeof(entry),
+                      R"(%s"t%06d":{"dtype":"F32","shape":[1],"data_offsets":[%d,%d]})",
+                      i ? "," : "", i, 4 * i, 4 * i + 4);
+        header += entry;
+    }
+    return header + "}";
+}
 
 std::string errorOf(const std::string& file) {
     try {
@@ -168,6 +183,53 @@ private Q_SLOTS:
         const std::string message = errorOf(file.toStdString());
         QVERIFY2(message.rfind("t.safetensors: ", 0) == 0, message.c_str());
         QVERIFY2(message.find(problem.toStdString()) != std::string::npos, message.c_str());
+    }
+
+    // The header is parsed in linear time: nlohmann's parse with a callback, which the reader used
+    // to find duplicate names, took more than 300 s for these 100 000 entries. The time is the
+    // processor's, so that a loaded machine does not fail the test.
+    void manyTensorsAreReadFast() {
+        constexpr int kTensors = 100'000;
+        const std::string file =
+            layout(manyTensorsHeader(kTensors), std::string(4 * kTensors, '\0'));
+        const std::clock_t started = std::clock();
+        const auto header =
+            dice::parseSafetensorsHeader(reinterpret_cast<const unsigned char*>(file.data()),
+                                         file.size(), file.size(), "t.safetensors");
+        const double seconds = static_cast<double>(std::clock() - started) / CLOCKS_PER_SEC;
+        qInfo("%d tensors in %.2f s of processor time", kTensors, seconds);
+        QCOMPARE(header.tensors.size(), std::size_t(kTensors));
+        QCOMPARE(header.tensors.back().name, std::string("t099999"));
+        QVERIFY2(seconds < 5.0, qPrintable(QString("%1 s").arg(seconds)));
+    }
+
+    void moreTensorsThanTheLimitAreRefused() {
+        const int tensors = static_cast<int>(dice::kSafetensorsMaxTensors) + 1;
+        const std::string file = layout(manyTensorsHeader(tensors), std::string(4 * tensors, '\0'));
+        const std::clock_t started = std::clock();
+        QCOMPARE(errorOf(file), "t.safetensors: safetensors header has more than " +
+                                    std::to_string(dice::kSafetensorsMaxTensors) +
+                                    " tensors, the most one file may hold");
+        QVERIFY(std::clock() - started < 5 * CLOCKS_PER_SEC);
+    }
+
+    void moreValuesThanTheLimitAreRefused() {
+        std::string shape;
+        for (std::size_t i = 0; i <= dice::kSafetensorsMaxHeaderValues; ++i)
+            shape += i ? ",1" : "1";
+        const std::string file =
+            layout(R"({"a":{"dtype":"U8","shape":[)" + shape + R"(],"data_offsets":[0,1]}})", "x");
+        QCOMPARE(errorOf(file), "t.safetensors: safetensors header holds more than " +
+                                    std::to_string(dice::kSafetensorsMaxHeaderValues) +
+                                    " JSON values");
+    }
+
+    void duplicateNameAmongManyIsFound() {
+        std::string header = manyTensorsHeader(50'000);
+        header.insert(1, R"("t049999":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)");
+        QVERIFY(
+            errorOf(layout(header, std::string(4 * 50'000, '\0'))).find("names 't049999' twice") !=
+            std::string::npos);
     }
 
     void openReportsMissingFile() {

@@ -3,6 +3,8 @@
 
 #include "core/bench/paper_bench.h"
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
+#include "core/common/file_util.h"
 #include "core/prompts/answer.h"
 #include "core/prompts/decoding_presets.h"
 #include "core/prompts/kernelbench_prompts.h"
@@ -646,14 +648,9 @@ bool GenerateArea::exportCode(const QString& path, QString* error) const {
 bool GenerateArea::importTrace(const QString& path, QString* error) {
     if (running())
         return false;
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) {
-        if (error)
-            *error = tr("%1: %2").arg(path, file.errorString());
-        return false;
-    }
     try {
-        m_trace = DecodeTrace::fromJsonLines(file.readAll().toStdString());
+        m_trace = DecodeTrace::fromJsonLines(
+            readTextFile(QFile::encodeName(path).toStdString(), limits::kDecodeTrace));
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromStdString(e.what());
