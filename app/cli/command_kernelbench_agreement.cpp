@@ -13,6 +13,7 @@
 #include "core/kernelbench/python_evaluator.h"
 #include "core/kernelbench/python_runtime.h"
 #include "core/system/result_file.h"
+#include "core/system/sandbox.h"
 
 #include <nlohmann/json.hpp>
 
@@ -141,10 +142,10 @@ int kernelBenchAgreement(const std::vector<std::string>& argv,
                 const auto started = std::chrono::steady_clock::now();
                 ChildRunOptions limit;
                 limit.timeoutMs = timeoutS * 1000;
-                e.prebuild =
-                    runChild({{python, kernelbench::pythonScript("kernelbench_worker.py"),
-                               "--prebuild", e.solution, "--build-dir", (work / "build").string()}},
-                             limit);
+                e.prebuild = runChild({{python, kernelbench::pythonScript("kernelbench_worker.py"),
+                                        "--sandbox-program", sandboxProgram(), "--prebuild",
+                                        e.solution, "--build-dir", (work / "build").string()}},
+                                      limit);
                 e.prebuildMs = millisecondsSince(started);
             });
         for (auto& t : builders)

@@ -5,6 +5,7 @@
 #include "core/common/version.h"
 #include "core/eval/native_evaluator.h"
 #include "core/worker/evaluation_handlers.h"
+#include "core/worker/memory_cap.h"
 #include "core/worker/sandbox.h"
 #include "core/worker/worker_service.h"
 
@@ -53,6 +54,7 @@ int main(int argc, char** argv) {
         sandbox = false;
     // Before any thread exists: a process with threads cannot enter a new user namespace.
     const nlohmann::json applied = dice::applyWorkerSandbox(sandbox);
+    const nlohmann::json memory = dice::applyWorkerMemoryCap();
 
     // The protocol gets its own descriptor; whatever else writes to stdout (a library, a
     // candidate's print) lands on stderr and cannot corrupt a reply.
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
             dice::NativeEvaluator evaluator(device);
             dice::addEvaluationHandlers(service, evaluator);
             service.setHelloInfo("sandbox", applied);
+            service.setHelloInfo("memory", memory);
             service.setHelloInfo("device_index", device);
             service.serve(STDIN_FILENO, [protocolOut](const nlohmann::json& message) {
                 const std::string line = dice::protocol::encodeLine(message);

@@ -124,6 +124,18 @@ std::string readTextFile(const std::string& path) {
     return readTextFile(path, kOwnFile);
 }
 
+TemporaryFolder::TemporaryFolder(const std::string& prefix) {
+    std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "-XXXXXX")).string();
+    if (!::mkdtemp(pattern.data()))
+        throw Error(std::string("cannot create a temporary folder: ") + std::strerror(errno));
+    m_path = pattern;
+}
+
+TemporaryFolder::~TemporaryFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(m_path, ec);
+}
+
 void writeFileAtomically(const std::string& path, const std::string& content) {
     const std::string temporary = path + ".tmp";
     {

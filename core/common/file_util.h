@@ -39,6 +39,21 @@ private:
     std::uint64_t m_size = 0;
 };
 
+// A new, empty folder under the system's temporary folder (named PREFIX-XXXXXX), removed with
+// everything in it when destroyed. Throws Error when it cannot be created.
+class TemporaryFolder {
+public:
+    explicit TemporaryFolder(const std::string& prefix = "dice");
+    ~TemporaryFolder();
+    TemporaryFolder(const TemporaryFolder&) = delete;
+    TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+
+    const std::string& path() const { return m_path; }
+
+private:
+    std::string m_path;
+};
+
 // Writes a file through a temporary beside it and a rename, so readers never see half a file.
 void writeFileAtomically(const std::string& path, const std::string& content);
 

@@ -48,6 +48,8 @@ static_assert(same(kErrorIllegalInstruction, CUDA_ERROR_ILLEGAL_INSTRUCTION));
 static_assert(same(kErrorAssert, CUDA_ERROR_ASSERT));
 static_assert(same(kErrorLaunchFailed, CUDA_ERROR_LAUNCH_FAILED));
 static_assert(same(kErrorNotInitialized, CUDA_ERROR_NOT_INITIALIZED));
+static_assert(same(kErrorUnsupportedLimit, CUDA_ERROR_UNSUPPORTED_LIMIT));
+static_assert(same(kLimitPersistingL2CacheSize, CU_LIMIT_PERSISTING_L2_CACHE_SIZE));
 static_assert(kStreamNonBlocking == CU_STREAM_NON_BLOCKING);
 static_assert(sizeof(DevicePtr) == sizeof(CUdeviceptr));
 #endif

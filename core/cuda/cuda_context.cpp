@@ -22,8 +22,15 @@ CudaContext::CudaContext(int deviceIndex)
 }
 
 CudaContext::~CudaContext() {
-    if (m_context)
-        api().cuDevicePrimaryCtxRelease(m_device);
+    if (!m_context)
+        return;
+    // A released primary context with no other holder is destroyed; left current, its stale
+    // handle would make every later call on this thread fail with CONTEXT_IS_DESTROYED.
+    const auto& driver = api();
+    cu::Context current = nullptr;
+    if (driver.cuCtxGetCurrent(&current) == cu::kSuccess && current == m_context)
+        driver.cuCtxSetCurrent(nullptr);
+    driver.cuDevicePrimaryCtxRelease(m_device);
 }
 
 void CudaContext::makeCurrent() const {

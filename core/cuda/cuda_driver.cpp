@@ -52,6 +52,8 @@ Driver::Driver() {
     ok &= bind(m_handle, m_api.cuCtxSetCurrent, "cuCtxSetCurrent", missing);
     ok &= bind(m_handle, m_api.cuCtxGetCurrent, "cuCtxGetCurrent", missing);
     ok &= bind(m_handle, m_api.cuCtxSynchronize, "cuCtxSynchronize", missing);
+    ok &= bind(m_handle, m_api.cuCtxSetLimit, "cuCtxSetLimit", missing);
+    ok &= bind(m_handle, m_api.cuCtxGetLimit, "cuCtxGetLimit", missing);
     ok &= bind(m_handle, m_api.cuMemGetInfo, "cuMemGetInfo_v2", missing);
     ok &= bind(m_handle, m_api.cuModuleLoadData, "cuModuleLoadData", missing);
     ok &= bind(m_handle, m_api.cuModuleUnload, "cuModuleUnload", missing);

@@ -27,6 +27,10 @@ constexpr Result kErrorLaunchTimeout = 702;
 constexpr Result kErrorIllegalInstruction = 715;
 constexpr Result kErrorAssert = 710;
 constexpr Result kErrorLaunchFailed = 719;
+constexpr Result kErrorUnsupportedLimit = 215;
+
+// The size of the L2 set-aside for persisting accesses (cuCtxSetLimit).
+constexpr int kLimitPersistingL2CacheSize = 0x06;
 
 enum DeviceAttribute : int {
     kAttrMaxThreadsPerBlock = 1,
@@ -80,6 +84,8 @@ struct DriverApi {
     Result (*cuCtxSetCurrent)(Context);
     Result (*cuCtxGetCurrent)(Context*);
     Result (*cuCtxSynchronize)();
+    Result (*cuCtxSetLimit)(int, size_t);
+    Result (*cuCtxGetLimit)(size_t*, int);
     Result (*cuMemGetInfo)(size_t*, size_t*);
     Result (*cuModuleLoadData)(Module*, const void*);
     Result (*cuModuleUnload)(Module);

@@ -3,6 +3,7 @@
 
 #include "core/cuda/compile_log_parser.h"
 #include "core/cuda/device_info.h"
+#include "core/cuda/header_policy.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -146,6 +147,18 @@ CompileResult NvrtcCompiler::compileUncached(const std::string& source, const st
     return result;
 #else
     const auto start = std::chrono::steady_clock::now();
+    const std::string include = cudaIncludeDirectory();
+    // NVRTC would open any path an #include names and quote its lines back: nothing reaches it
+    // that includes more than the toolkit's headers.
+    result.diagnostics = checkDeviceIncludes(source, fileName, include);
+    if (!result.diagnostics.empty()) {
+        for (const auto& d : result.diagnostics)
+            result.log += d.file + "(" + std::to_string(d.line) + "): error: " + d.message + "\n";
+        result.milliseconds =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+        return result;
+    }
     nvrtcProgram program = nullptr;
     nvrtcResult rc =
         nvrtcCreateProgram(&program, source.c_str(), fileName.c_str(), 0, nullptr, nullptr);
@@ -165,9 +178,10 @@ CompileResult NvrtcCompiler::compileUncached(const std::string& source, const st
         args.push_back("-lineinfo");
     if (options.fastMath)
         args.push_back("--use_fast_math");
-    const std::string include = cudaIncludeDirectory();
-    if (!include.empty())
-        args.push_back("-I" + include);
+    // Headers come from the toolkit's folder only, never from beside the process.
+    args.push_back("--no-source-include");
+    for (const std::string& folder : toolkitIncludeFolders(include))
+        args.push_back("-I" + folder);
     for (const auto& o : options.extraOptions)
         args.push_back(o);
     std::vector<const char*> argv;

@@ -7,6 +7,7 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     cuda/cupti_tracer.cpp
     cuda/device_info.cpp
     cuda/driver_release.cpp
+    cuda/header_policy.cpp
     cuda/nvrtc_compiler.cpp
     cuda/occupancy.cpp
     cuda/ptx_line_map.cpp

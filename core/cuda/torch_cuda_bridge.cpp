@@ -2,6 +2,7 @@
 #include <torch/torch.h>
 
 #if DICE_TORCH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
@@ -31,6 +32,22 @@ std::string cudaVersion() {
     return "yes";
 #else
     return "none";
+#endif
+}
+
+bool capDeviceMemory(int deviceIndex, double fraction) {
+#if DICE_TORCH_CUDA
+    // The caching allocator's per-device state exists only once LibTorch has initialised CUDA;
+    // before that, setting a fraction throws. One element makes LibTorch do it.
+    (void)torch::empty({1}, torch::TensorOptions().device(
+                                torch::kCUDA, static_cast<c10::DeviceIndex>(deviceIndex)));
+    c10::cuda::CUDACachingAllocator::setMemoryFraction(fraction,
+                                                       static_cast<c10::DeviceIndex>(deviceIndex));
+    return true;
+#else
+    (void)deviceIndex;
+    (void)fraction;
+    return false;
 #endif
 }
 

@@ -18,6 +18,11 @@ bool available();
 // The CUDA version LibTorch was built with ("13.0"), or "none".
 std::string cudaVersion();
 
+// Caps what LibTorch's caching allocator may hold on a device at a fraction of its memory, so
+// that host code asking for more gets an out-of-memory error instead of the whole GPU. Returns
+// false without CUDA LibTorch.
+bool capDeviceMemory(int deviceIndex, double fraction);
+
 // Makes LibTorch's current stream on a device be one of ours for the scope's lifetime, so that
 // reference operators and our launches are ordered on one stream. A no-op without CUDA LibTorch.
 class StreamScope {

@@ -23,6 +23,8 @@ namespace dice {
 
 namespace {
 
+constexpr std::size_t kMaxHostMessage = 240;
+
 thread_local KernelLauncher* t_launcher = nullptr;
 thread_local AllocationGuard* t_guard = nullptr;
 // Set on the thread with the large stack that a compile moved to.
@@ -165,7 +167,8 @@ void readShape(const std::string& kernel, const char* what, const std::vector<in
 }
 
 LaunchArgument convertArgument(const std::string& kernel, std::size_t index,
-                               const KernelParam& param, const c10::IValue& value, bool acceptCpu) {
+                               const KernelParam& param, const c10::IValue& value,
+                               KernelLauncher::TensorHome home) {
     const std::string where = "parameter " + std::to_string(index + 1) + " (" + param.type +
                               (param.name.empty() ? std::string() : " " + param.name) + ")";
     LaunchArgument arg;
@@ -179,11 +182,18 @@ LaunchArgument convertArgument(const std::string& kernel, std::size_t index,
         if (!dtypeMatches(param.dtype, t.scalar_type()))
             launchError(kernel, where + " needs a tensor of " + toString(param.dtype) +
                                     ", got one of " + torchDtypeName(t.scalar_type()));
-        if (!t.is_cuda() && !acceptCpu)
+        using Home = KernelLauncher::TensorHome;
+        const bool placed =
+            t.is_cuda() || home == Home::Anywhere || (home == Home::GpuOrMeta && t.is_meta());
+        if (!placed)
             launchError(kernel, where + " got a tensor on " + t.device().str() +
                                     "; kernels read GPU memory only");
-        const auto address = reinterpret_cast<std::uintptr_t>(t.data_ptr());
         const std::int64_t itemBytes = static_cast<std::int64_t>(t.element_size());
+        // A meta tensor has no data: its address is its offset from an allocation, which the
+        // caching allocator aligns to far more than any vector type needs.
+        const auto address = t.is_meta()
+                                 ? static_cast<std::uintptr_t>(t.storage_offset() * itemBytes)
+                                 : reinterpret_cast<std::uintptr_t>(t.data_ptr());
         if (param.vectorWidth > 1) {
             const auto alignment = static_cast<std::uintptr_t>(itemBytes * param.vectorWidth);
             if (address % alignment != 0)
@@ -286,7 +296,7 @@ void runLaunch(torch::jit::Stack& stack) {
                                 " parameters, args has " + std::to_string(elements.size()));
     for (std::size_t i = 0; i < params.size(); ++i)
         call.args.push_back(
-            convertArgument(kernel, i, params[i], elements[i], launcher->acceptsCpuTensors()));
+            convertArgument(kernel, i, params[i], elements[i], launcher->accepts()));
     launcher->launch(call);
 }
 
@@ -376,65 +386,133 @@ const std::set<std::string> kFilledAllocations = {
     "aten::zeros",     "aten::zeros_like", "aten::ones",     "aten::ones_like", "aten::full",
     "aten::full_like", "aten::new_zeros",  "aten::new_ones", "aten::new_full"};
 
-const std::vector<std::string>& allowedList() {
-    static const std::vector<std::string> list = [] {
-        std::vector<std::string> ops(kPoisonedAllocations.begin(), kPoisonedAllocations.end());
-        ops.insert(ops.end(), kFilledAllocations.begin(), kFilledAllocations.end());
-        const char* views[] = {"aten::size",
-                               "aten::numel",
-                               "aten::dim",
-                               "aten::stride",
-                               "aten::is_contiguous",
-                               "aten::view",
-                               "aten::reshape",
-                               "aten::unsqueeze",
-                               "aten::squeeze",
-                               "aten::flatten",
-                               "aten::expand",
-                               "aten::t",
-                               "aten::transpose",
-                               "aten::permute",
-                               "aten::select",
-                               "aten::slice",
-                               "aten::len",
-                               "aten::__getitem__",
-                               "aten::append",
-                               "aten::list",
-                               "aten::__is__",
-                               "aten::__isnot__",
-                               "aten::format",
-                               "aten::warn",
-                               "prim::dtype",
-                               "prim::device",
-                               "prim::layout",
-                               "prim::is_cuda",
-                               "prim::Constant",
-                               "prim::ListConstruct",
-                               "prim::ListUnpack",
-                               "prim::TupleConstruct",
-                               "prim::TupleUnpack",
-                               "prim::TupleIndex",
-                               "prim::If",
-                               "prim::Loop",
-                               "prim::RaiseException",
-                               "prim::Uninitialized",
-                               "prim::unchecked_cast",
-                               "prim::isinstance",
-                               "prim::min",
-                               "prim::max",
-                               "prim::device",
-                               "dice::launch"};
-        ops.insert(ops.end(), std::begin(views), std::end(views));
-        std::sort(ops.begin(), ops.end());
-        ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
-        return ops;
-    }();
-    return list;
+// Allocations that copy the device of a tensor they are given unless told otherwise.
+const std::set<std::string> kLikeAllocations = {
+    "aten::empty_like", "aten::zeros_like", "aten::ones_like",
+    "aten::full_like",  "aten::new_empty",  "aten::new_zeros",
+    "aten::new_ones",   "aten::new_full",   "aten::new_empty_strided"};
+
+// What host code may do to tensors: allocate them, read their metadata, take views, launch.
+const std::set<std::string> kTensorOperators = {"aten::size",
+                                                "aten::numel",
+                                                "aten::dim",
+                                                "aten::stride",
+                                                "aten::is_contiguous",
+                                                "aten::element_size",
+                                                "aten::view",
+                                                "aten::reshape",
+                                                "aten::unsqueeze",
+                                                "aten::squeeze",
+                                                "aten::flatten",
+                                                "aten::expand",
+                                                "aten::t",
+                                                "aten::transpose",
+                                                "aten::permute",
+                                                "aten::select",
+                                                "aten::slice",
+                                                "aten::len",
+                                                "aten::__getitem__",
+                                                "aten::append",
+                                                "aten::list",
+                                                "aten::__is__",
+                                                "aten::__isnot__",
+                                                "prim::dtype",
+                                                "prim::device",
+                                                "prim::is_cuda",
+                                                "prim::layout",
+                                                "prim::Constant",
+                                                "prim::ListConstruct",
+                                                "prim::ListUnpack",
+                                                "prim::TupleConstruct",
+                                                "prim::TupleUnpack",
+                                                "prim::TupleIndex",
+                                                "prim::If",
+                                                "prim::Loop",
+                                                "prim::RaiseException",
+                                                "prim::Uninitialized",
+                                                "prim::unchecked_cast",
+                                                "prim::isinstance",
+                                                "dice::launch"};
+
+// What host code may compute where no tensor goes in or comes out: the arithmetic of shapes and
+// launch sizes, comparisons, and TorchScript's plumbing of lists, strings and exceptions. Each
+// entry is here because it reads and writes nothing but its own scalar, list or string values.
+const std::set<std::string> kScalarOperators = {"aten::add",
+                                                "aten::sub",
+                                                "aten::mul",
+                                                "aten::div",
+                                                "aten::floordiv",
+                                                "aten::remainder",
+                                                "aten::fmod",
+                                                "aten::neg",
+                                                "aten::pow",
+                                                "aten::abs",
+                                                "aten::eq",
+                                                "aten::ne",
+                                                "aten::lt",
+                                                "aten::le",
+                                                "aten::gt",
+                                                "aten::ge",
+                                                "aten::__and__",
+                                                "aten::__or__",
+                                                "aten::__xor__",
+                                                "aten::__not__",
+                                                "aten::__lshift__",
+                                                "aten::__rshift__",
+                                                "aten::__round_to_zero_floordiv",
+                                                "aten::min",
+                                                "aten::max",
+                                                "aten::Int",
+                                                "aten::Float",
+                                                "aten::Bool",
+                                                "aten::ceil",
+                                                "aten::floor",
+                                                "aten::round",
+                                                "aten::sqrt",
+                                                "aten::exp",
+                                                "aten::log",
+                                                "aten::log2",
+                                                "aten::log10",
+                                                "aten::gcd",
+                                                "aten::divmod",
+                                                "aten::__range_length",
+                                                "aten::__derive_index",
+                                                "aten::sum",
+                                                "aten::all",
+                                                "aten::any",
+                                                "aten::str",
+                                                "aten::format",
+                                                "aten::warn",
+                                                "aten::__contains__",
+                                                "aten::extend",
+                                                "aten::insert",
+                                                "aten::pop",
+                                                "aten::reverse",
+                                                "aten::count",
+                                                "aten::index",
+                                                "aten::copy",
+                                                "aten::sort",
+                                                "aten::sorted",
+                                                "aten::_set_item",
+                                                "aten::join",
+                                                "prim::min",
+                                                "prim::max",
+                                                "prim::abs"};
+
+bool allowedOnTensors(const std::string& op) {
+    return kPoisonedAllocations.count(op) || kFilledAllocations.count(op) ||
+           kTensorOperators.count(op);
 }
 
-bool allowed(const std::string& op) {
-    const auto& list = allowedList();
-    return std::binary_search(list.begin(), list.end(), op);
+const std::vector<std::string>& allowedList() {
+    static const std::vector<std::string> list = [] {
+        std::set<std::string> ops(kPoisonedAllocations.begin(), kPoisonedAllocations.end());
+        ops.insert(kFilledAllocations.begin(), kFilledAllocations.end());
+        ops.insert(kTensorOperators.begin(), kTensorOperators.end());
+        ops.insert(kScalarOperators.begin(), kScalarOperators.end());
+        return std::vector<std::string>(ops.begin(), ops.end());
+    }();
+    return list;
 }
 
 template <typename Visit>
@@ -465,13 +543,27 @@ std::string hostErrorMessage(const std::string& what) {
         const std::size_t end = what.find('\n', at);
         return what.substr(at, end == std::string::npos ? std::string::npos : end - at);
     };
+    std::string line;
     const std::size_t launch = what.rfind("dice.launch(\"");
-    if (launch != std::string::npos)
-        return lineAt(launch);
     const std::size_t error = what.rfind("Error: ");
-    if (error != std::string::npos)
-        return lineAt(error + 7);
-    return lineAt(0);
+    if (launch != std::string::npos)
+        line = lineAt(launch);
+    else if (error != std::string::npos)
+        line = lineAt(error + 7);
+    else
+        line = lineAt(0);
+    // The text of an assert or a raise is the candidate's: it reaches the verdict as one short
+    // line of printable ASCII, whatever it holds.
+    std::string safe;
+    for (const char c : line) {
+        if (safe.size() >= kMaxHostMessage) {
+            safe += "...";
+            break;
+        }
+        const auto u = static_cast<unsigned char>(c);
+        safe += u >= 0x20 && u < 0x7F ? c : '?';
+    }
+    return safe;
 }
 
 const std::vector<std::string>& allowedHostOperators() {
@@ -547,12 +639,28 @@ HostProgram HostProgram::compile(const NativeCandidate& candidate) {
             a.violations.push_back({"a call that cannot be inlined (recursion?)", line});
             return;
         }
-        const bool known = node->kind().is_aten() || node->kind().is_prim();
-        if (!known) {
+        if (!node->kind().is_aten() && !node->kind().is_prim()) {
             a.violations.push_back({"operator " + op + " is not part of the dialect", line});
             return;
         }
-        if (allowed(op))
+        if (kPoisonedAllocations.count(op) || kFilledAllocations.count(op)) {
+            // Every tensor lives where the inputs do, so that the dry run allocates meta tensors
+            // and no allocation reaches the worker's own memory: a device is either left to a
+            // *_like or new_* allocation or read from a tensor (device=x.device).
+            const c10::FunctionSchema* schema = node->maybeSchema();
+            const auto index = schema ? schema->argumentIndexWithName("device") : c10::nullopt;
+            const torch::jit::Value* device =
+                index ? node->input(static_cast<std::size_t>(*index)) : nullptr;
+            const bool inherited = kLikeAllocations.count(op) && device &&
+                                   device->type()->kind() == c10::TypeKind::NoneType;
+            const bool read = device && device->node()->kind() == c10::prim::device;
+            if (!inherited && !read)
+                a.violations.push_back({"torch." + op.substr(6) +
+                                            " must allocate on the inputs' device, named as "
+                                            "device=x.device",
+                                        line});
+        }
+        if (allowedOnTensors(op))
             return;
         bool tensors = false;
         for (const torch::jit::Value* v : node->inputs())
@@ -561,6 +669,8 @@ HostProgram HostProgram::compile(const NativeCandidate& candidate) {
             tensors = tensors || containsTensor(v->type());
         if (tensors)
             a.fallbacks.push_back({op, line});
+        else if (!kScalarOperators.count(op))
+            a.refused.push_back({op, line});
     });
     a.operators.assign(seen.begin(), seen.end());
 

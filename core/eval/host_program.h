@@ -39,11 +39,13 @@ struct HostOperatorUse {
     int line = 0;   // line of the file, 0 when unknown
 };
 
-// What the compiled graph shows.
+// What the compiled graph shows. Host code is denied by default: an operator outside the
+// dialect's lists makes the candidate invalid, and its graph is never run.
 struct HostAnalysis {
-    std::vector<std::string> operators;      // every distinct operator, sorted
-    std::vector<HostOperatorUse> fallbacks;  // operators that compute on tensor data
-    std::vector<HostOperatorUse> launches;   // op = the kernel name given to dice.launch
+    std::vector<std::string> operators;     // every distinct operator, sorted
+    std::vector<HostOperatorUse> fallbacks; // outside the dialect, on tensors (torch.relu, ...)
+    std::vector<HostOperatorUse> refused;   // outside the dialect, on no tensor (torch.save(1, ..))
+    std::vector<HostOperatorUse> launches;  // op = the kernel name given to dice.launch
     std::vector<HostOperatorUse> violations; // breaches of the dialect: what, and the line
     int arity = 0;                           // parameters of forward
 };
@@ -70,8 +72,10 @@ public:
     virtual ~KernelLauncher() = default;
     // The parameters of a kernel named as the host code names it; throws Error if unknown.
     virtual const std::vector<KernelParam>& parameters(const std::string& kernel) = 0;
-    // CPU tensors are accepted only by recorders that launch nothing.
-    virtual bool acceptsCpuTensors() const { return false; }
+    // Where the tensors it binds may live: a launcher that runs kernels takes GPU tensors only;
+    // the evaluator's dry run records launches on meta tensors, tests on any.
+    enum class TensorHome { Gpu, GpuOrMeta, Anywhere };
+    virtual TensorHome accepts() const { return TensorHome::Gpu; }
     virtual void launch(const LaunchCall& call) = 0;
 };
 
@@ -123,8 +127,9 @@ private:
     std::shared_ptr<Impl> m_impl;
 };
 
-// The useful line of an error thrown while host code ran: TorchScript wraps the error of an
-// operator (a refused launch) in its own traceback.
+// The useful line of an error thrown while host code ran (TorchScript wraps the error of an
+// operator, a refused launch, in its own traceback), cut to at most 240 printable ASCII
+// characters: the text of an assert or a raise is the candidate's own.
 std::string hostErrorMessage(const std::string& what);
 
 // The operators the dialect allows in host code (docs/native-dialect.md), for documentation and

@@ -9,6 +9,7 @@
 #include "core/common/error.h"
 #include "core/cuda/torch_cuda_bridge.h"
 #include "core/eval/candidate_fault.h"
+#include "core/eval/native_dry_run.h"
 #include "core/eval/native_evaluator_impl.h"
 #include "core/eval/native_gpu_run.h"
 #include "core/eval/native_inputs.h"
@@ -51,6 +52,9 @@ extern "C" __global__ void dice_timing_spin(unsigned long long nanoseconds)
     }
 }
 )";
+
+// The share of the GPU's memory LibTorch may hold for one worker.
+constexpr double kGpuMemoryFraction = 0.8;
 
 Diagnostic diagnosticFromFileError(const FileError& e, const std::string& origin) {
     Diagnostic d;
@@ -101,6 +105,16 @@ NativeEvaluator::Impl::Gpu& NativeEvaluator::Impl::ensureGpu() {
         return *gpu;
     auto g = std::make_unique<Gpu>();
     g->context = std::make_unique<CudaContext>(deviceIndex);
+    const auto& api = cu::Driver::instance().api();
+    // No L2 set-aside for persisting lines: device code that marks its loads as persisting
+    // cannot keep its data in L2 across the flush before each timed call. GPUs before Ampere
+    // have no set-aside to clear.
+    const cu::Result setAside = api.cuCtxSetLimit(cu::kLimitPersistingL2CacheSize, 0);
+    if (setAside != cu::kErrorUnsupportedLimit)
+        cu::check(setAside, "cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0)");
+    // Every tensor of an evaluation comes from LibTorch's caching allocator: host code that
+    // allocates past this share of the GPU gets an out-of-memory error (a runtime_error).
+    torchcuda::capDeviceMemory(deviceIndex, kGpuMemoryFraction);
     g->stream = std::make_unique<CudaStream>();
     g->info = queryDevices().at(static_cast<std::size_t>(deviceIndex));
     // KernelBench writes 256 MB; at least twice the L2 so that nothing survives.
@@ -188,15 +202,32 @@ bool NativeEvaluator::Impl::prepare(const Task& task, const std::string& source,
                            task.name + " passes " + std::to_string(expected) + " (" + names + ")",
                        p.candidate.hostFirstLine);
     }
-    if (!a.fallbacks.empty()) {
-        p.fallback = true;
-        std::string list;
-        for (const auto& f : a.fallbacks)
-            list += (list.empty() ? "" : ", ") + f.op +
-                    (f.line > 0 ? " (line " + std::to_string(f.line) + ")" : std::string());
-        native::addFlag(r, "fallback", "the host code computes with PyTorch operators: " + list);
+    // Denied by default: a graph with an operator outside the dialect never runs, here or on
+    // the GPU, so what the operator would read or write never happens.
+    if (!a.fallbacks.empty() || !a.refused.empty()) {
+        auto listOf = [](const std::vector<HostOperatorUse>& uses) {
+            std::string list;
+            for (const auto& f : uses)
+                list += (list.empty() ? "" : ", ") + f.op +
+                        (f.line > 0 ? " (line " + std::to_string(f.line) + ")" : std::string());
+            return list;
+        };
+        if (!a.fallbacks.empty())
+            native::addFlag(r, "fallback",
+                            "the host code computes with PyTorch operators: " +
+                                listOf(a.fallbacks));
+        std::vector<HostOperatorUse> all = a.fallbacks;
+        all.insert(all.end(), a.refused.begin(), a.refused.end());
+        std::sort(all.begin(), all.end(), [](const HostOperatorUse& x, const HostOperatorUse& y) {
+            return x.line < y.line;
+        });
+        return invalid(
+            "the host code uses operators outside the dialect, so it is not run: " + listOf(all) +
+                "; host code may allocate, read shapes, take views and launch "
+                "kernels (docs/native-dialect.md)",
+            all.front().line);
     }
-    if (a.launches.empty() && !p.fallback)
+    if (a.launches.empty())
         return invalid("the host code never calls dice.launch", p.candidate.hostFirstLine);
     std::vector<std::string> nameExpressions;
     for (const auto& launch : a.launches) {
@@ -250,27 +281,23 @@ bool NativeEvaluator::Impl::prepare(const Task& task, const std::string& source,
     return true;
 }
 
-bool NativeEvaluator::Impl::dryRun(const Task& task, native::Prepared& p, EvaluationResult& r) {
-    const std::string preset = task.hasPreset("small") ? "small" : r.preset;
-    torch::NoGradGuard noGrad;
-    torch::jit::GraphOptimizerEnabledGuard plain(false);
-    std::vector<c10::IValue> stack;
-    for (const auto* list : {&task.inputs, &task.parameters})
-        for (const auto& spec : *list)
-            stack.emplace_back(
-                torch::zeros(task.shape(spec, preset),
-                             torch::TensorOptions().dtype(native::scalarType(spec.dtype))));
-    native::RecordingLauncher recorder(p.resolved);
-    try {
-        LauncherScope scope(&recorder);
-        p.host->forward()(stack);
-    } catch (const std::exception& e) {
-        r.verdict = Verdict::RuntimeError;
-        r.message = std::string("the host code failed on CPU tensors of the ") + preset +
-                    " preset: " + hostErrorMessage(e.what());
-        return false;
+bool NativeEvaluator::Impl::dryRun(const Task& task, const EvalOptions& options,
+                                   native::Prepared& p, EvaluationResult& r) {
+    std::vector<std::string> presets = {options.preset};
+    if (options.checkSmallPreset && options.preset != "small" && task.hasPreset("small"))
+        presets.push_back("small");
+    for (const auto& preset : presets) {
+        const native::DryRunOutcome outcome = native::dryRunOnMeta(task, preset, p);
+        if (!outcome.passed) {
+            r.verdict = outcome.verdict;
+            r.message = outcome.message;
+            if (!outcome.flag.empty())
+                native::addFlag(r, outcome.flag, outcome.message);
+            return false;
+        }
+        if (preset == options.preset)
+            r.launchesPerCall = outcome.launches;
     }
-    r.launchesPerCall = static_cast<int>(recorder.calls.size());
     return true;
 }
 
@@ -296,11 +323,12 @@ EvaluationResult NativeEvaluator::compile(const Task& task, const std::string& s
     const auto start = Clock::now();
     EvaluationResult r = m_impl->start(task, options);
     native::Prepared p;
-    if (m_impl->prepare(task, source, origin, options, r, p) && m_impl->dryRun(task, p, r)) {
-        r.verdict = p.fallback ? Verdict::Fallback : Verdict::NotRun;
-        r.message = p.fallback ? "computes with PyTorch operators instead of its kernels"
-                               : "compiled; " + std::to_string(r.launchesPerCall) +
-                                     " launch(es) per call bind their arguments";
+    if (m_impl->prepare(task, source, origin, options, r, p) &&
+        m_impl->dryRun(task, options, p, r)) {
+        r.verdict = Verdict::NotRun;
+        r.message = "compiled; " + std::to_string(r.launchesPerCall) +
+                    " launch(es) per call bind their arguments, and the outputs have the "
+                    "reference's shapes and dtypes";
     }
     if (ptx)
         *ptx = p.device.ptx;
@@ -316,16 +344,28 @@ EvaluationResult NativeEvaluator::evaluate(const Task& task, const std::string& 
     if (progress)
         progress("compile", 0, "compiling");
     native::Prepared p;
-    if (!m_impl->prepare(task, source, origin, options, r, p) || !m_impl->dryRun(task, p, r)) {
+    if (!m_impl->prepare(task, source, origin, options, r, p) ||
+        !m_impl->dryRun(task, options, p, r)) {
         r.wallMs = msSince(start);
         return r;
     }
     const std::string reason = m_impl->unavailableReason();
     if (!reason.empty()) {
-        r.verdict = p.fallback ? Verdict::Fallback : Verdict::NotRun;
-        r.message = (p.fallback ? "computes with PyTorch operators instead of its kernels; "
-                                : "compiled, not run: ") +
-                    reason;
+        r.verdict = Verdict::NotRun;
+        r.message = "compiled, not run: " + reason +
+                    " (a dry run on meta tensors found outputs of the reference's shapes and "
+                    "dtypes)";
+        r.wallMs = msSince(start);
+        return r;
+    }
+    // The evaluator's own GPU state is set up before the candidate's code runs, so that its
+    // failure is reported as the evaluator's and never taken for the candidate's fault.
+    try {
+        m_impl->ensureGpu();
+    } catch (const std::exception& e) {
+        r.verdict = Verdict::NotRun;
+        r.message =
+            std::string("the evaluator could not prepare the GPU: ") + Impl::firstLine(e.what());
         r.wallMs = msSince(start);
         return r;
     }

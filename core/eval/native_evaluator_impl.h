@@ -41,7 +41,7 @@ struct Prepared {
     std::optional<ReferenceProgram> reference;
     std::map<std::string, ResolvedKernel> resolved;
     CompileResult device;
-    bool fallback = false;
+    bool fallback = false; // kernels that are not the candidate's ran during its calls
 };
 
 } // namespace dice::native
@@ -74,9 +74,11 @@ struct NativeEvaluator::Impl {
     // Everything up to a loadable module. Returns false with the verdict set when it stops.
     bool prepare(const Task& task, const std::string& source, const std::string& origin,
                  const EvalOptions& options, EvaluationResult& r, native::Prepared& p);
-    // Runs the host code on uninitialised CPU tensors of the small preset with a recorder, so
-    // that every launch's arguments are bound and checked without a GPU.
-    bool dryRun(const Task& task, native::Prepared& p, EvaluationResult& r);
+    // Runs the host code on meta tensors of every preset the evaluation uses (native_dry_run.h),
+    // so that launches are bound and outputs checked without a GPU. Returns false with the
+    // verdict set when it stops.
+    bool dryRun(const Task& task, const EvalOptions& options, native::Prepared& p,
+                EvaluationResult& r);
 
     static std::string firstLine(const std::string& text);
 };

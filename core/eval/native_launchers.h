@@ -13,17 +13,17 @@
 #include <string>
 #include <vector>
 
-// Where the native evaluator's dice.launch calls go: a recorder for the dry run on CPU tensors,
+// Where the native evaluator's dice.launch calls go: a recorder for the dry run on meta tensors,
 // and the candidate's loaded kernels on the GPU.
 namespace dice::native {
 
-// Records launches without running them.
+// Records launches on meta tensors (the dry run) without running them.
 class RecordingLauncher : public KernelLauncher {
 public:
     explicit RecordingLauncher(const std::map<std::string, ResolvedKernel>& kernels)
         : m_kernels(kernels) {}
     const std::vector<KernelParam>& parameters(const std::string& kernel) override;
-    bool acceptsCpuTensors() const override { return true; }
+    TensorHome accepts() const override { return TensorHome::GpuOrMeta; }
     void launch(const LaunchCall& call) override { calls.push_back(call); }
     std::vector<LaunchCall> calls;
 

@@ -39,41 +39,81 @@ std::string shapeText(at::IntArrayRef sizes) {
     return s + "]";
 }
 
-Comparison compareOutputs(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref,
-                          const Task& task, const EvalOptions& options) {
+Comparison compareLayout(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref) {
     Comparison c;
     if (out.size() != ref.size()) {
         c.detail = "forward returned " + std::to_string(out.size()) + " tensors; the reference " +
                    std::to_string(ref.size());
         return c;
     }
-    c.passed = true;
     for (std::size_t i = 0; i < out.size(); ++i) {
         const at::Tensor& o = out[i];
         const at::Tensor& r = ref[i];
         const std::string which = out.size() > 1 ? "output " + std::to_string(i) + ": " : "";
         if (!o.defined()) {
-            c.passed = false;
             c.detail = which + "undefined tensor";
             return c;
         }
         if (o.sizes() != r.sizes()) {
-            c.passed = false;
             c.detail =
                 which + "shape " + shapeText(o.sizes()) + ", expected " + shapeText(r.sizes());
             return c;
         }
         if (o.scalar_type() != r.scalar_type()) {
-            c.passed = false;
             c.detail = which + "dtype " + std::string(c10::toString(o.scalar_type())) +
                        ", expected " + c10::toString(r.scalar_type());
             return c;
         }
         if (o.device() != r.device()) {
-            c.passed = false;
             c.detail = which + "on " + o.device().str() + ", expected " + r.device().str();
             return c;
         }
+    }
+    c.passed = true;
+    return c;
+}
+
+std::string unmaterialisedOutput(const std::vector<at::Tensor>& out,
+                                 const std::vector<at::Tensor>& arguments) {
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const at::Tensor& o = out[i];
+        const std::string which = out.size() > 1 ? "output " + std::to_string(i) : "the output";
+        if (!o.defined())
+            continue;
+        // Sorted by stride, each dimension must step past everything the smaller ones reach;
+        // otherwise two indices may share an element (an expand, a stride of 0).
+        std::vector<std::pair<int64_t, int64_t>> dims;
+        for (int64_t d = 0; d < o.dim(); ++d)
+            if (o.size(d) > 1)
+                dims.emplace_back(o.stride(d), o.size(d));
+        std::sort(dims.begin(), dims.end());
+        int64_t reach = 1;
+        for (const auto& [stride, size] : dims) {
+            if (stride < reach)
+                return which + " has overlapping elements (shape " + shapeText(o.sizes()) +
+                       ", strides " + shapeText(o.strides()) +
+                       "): an expanded view, not a materialised tensor";
+            reach += stride * (size - 1);
+        }
+        for (const at::Tensor& a : arguments)
+            if (a.defined() && o.is_alias_of(a))
+                return which + " shares memory with an input or a parameter";
+        for (std::size_t j = 0; j < i; ++j)
+            if (out[j].defined() && o.is_alias_of(out[j]))
+                return which + " shares memory with output " + std::to_string(j);
+    }
+    return {};
+}
+
+Comparison compareOutputs(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref,
+                          const Task& task, const EvalOptions& options) {
+    Comparison c = compareLayout(out, ref);
+    if (!c.passed)
+        return c;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const at::Tensor& o = out[i];
+        const at::Tensor& r = ref[i];
+        const std::string which = out.size() > 1 ? "output " + std::to_string(i) + ": " : "";
         if (!at::isFloatingType(r.scalar_type())) {
             if (!torch::equal(o, r)) {
                 const auto wrong = o.ne(r).sum().item<int64_t>();

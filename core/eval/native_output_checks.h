@@ -27,6 +27,16 @@ struct Comparison {
     std::string detail; // why it failed, in plain words
 };
 
+// Count, shape, dtype and device of the outputs against the reference's; no values are read, so
+// it works on meta tensors.
+Comparison compareLayout(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref);
+
+// Why the outputs are not tensors of their own, or empty when they are: an output whose elements
+// overlap (an expanded view standing in for the result), or one that shares memory with an input,
+// a parameter or another output. Reads no values.
+std::string unmaterialisedOutput(const std::vector<at::Tensor>& out,
+                                 const std::vector<at::Tensor>& arguments);
+
 // The candidate's outputs against the reference's: count, shape, dtype and device must match;
 // integers and booleans exactly, floating outputs within the task's tolerance for their dtype
 // (or the options' override), |out - ref| <= atol + rtol * |ref|, NaN never within.

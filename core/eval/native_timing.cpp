@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <random>
 #include <set>
 
 namespace dice::native {
@@ -88,6 +89,16 @@ double physicalBoundMs(double bytes, double flops, bool halfPrecision, const Dev
     return boundMs;
 }
 
+std::set<int> checkedTimedCalls(const EvalOptions& options, std::uint64_t entropy) {
+    std::set<int> checked;
+    const int n = std::min(std::max(0, options.checkedTimedCalls), options.timingTrials);
+    std::mt19937_64 pick(entropy);
+    while (static_cast<int>(checked.size()) < n)
+        checked.insert(options.warmups +
+                       static_cast<int>(pick() % static_cast<std::uint64_t>(options.timingTrials)));
+    return checked;
+}
+
 template <typename Call, typename After>
 GpuRun::Timed GpuRun::timeCalls(const std::string& stage, std::uint64_t base, const Call& call,
                                 const After& after) {
@@ -155,13 +166,10 @@ void GpuRun::timing(std::uint64_t base) {
     const auto params = makeAll(m_task.parameters, m_timingPreset, base);
     // Yet another module: whatever the correctness calls left in __device__ globals is gone.
     GpuLauncher launcher(m_p.device, m_p.resolved, m_gpu.info, m_gpu.stream->handle());
-    std::set<int> checked;
-    if (m_options.checkedTimedCalls > 0) {
-        const int n = std::min(m_options.checkedTimedCalls, m_options.timingTrials);
-        for (int k = 0; k < n; ++k)
-            checked.insert(m_options.warmups +
-                           (m_options.timingTrials - 1) * (k + 1) / std::max(1, n));
-    }
+    // Which timed calls are checked is drawn afresh for every evaluation from the operating
+    // system's entropy: a kernel that counts its calls in a __device__ global cannot know which
+    // of them to compute honestly.
+    const std::set<int> checked = checkedTimedCalls(m_options, std::random_device{}());
     std::string cachedProblem;
     const Timed candidate = timeCalls(
         "timing", base,

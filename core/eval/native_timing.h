@@ -3,8 +3,11 @@
 
 #include "core/cuda/cupti_tracer.h"
 #include "core/cuda/device_info.h"
+#include "core/eval/eval_options.h"
 #include "core/eval/evaluation.h"
 
+#include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,10 @@ namespace dice::native {
 inline constexpr const char kTimingSpinKernel[] = "dice_timing_spin";
 inline constexpr const char kTimingMarkKernel[] = "dice_timing_mark";
 inline constexpr unsigned long long kSpinNanoseconds = 100000;
+
+// The indices (warm-ups counted) of the timed calls whose outputs are compared with the
+// reference: options.checkedTimedCalls distinct ones, drawn from `entropy`.
+std::set<int> checkedTimedCalls(const EvalOptions& options, std::uint64_t entropy);
 
 // Median, mean, sample standard deviation, minimum and maximum of the samples.
 TimingStats statsOf(const std::vector<double>& samples, const std::string& method, int warmups);

@@ -9,6 +9,7 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
 )
 list(APPEND DICE_CORE_TORCH_SOURCES
     eval/host_program.cpp
+    eval/native_dry_run.cpp
     eval/native_evaluator.cpp
     eval/native_gpu_run.cpp
     eval/native_inputs.cpp

@@ -3,12 +3,15 @@
 
 #include "core/common/child_process.h"
 #include "core/common/error.h"
+#include "core/common/file_util.h"
 #include "core/kernelbench/python_runtime.h"
+#include "core/system/sandbox.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 namespace dice::kernelbench {
 
@@ -78,8 +81,22 @@ ImportReport importKernelBench(const std::vector<std::string>& paths, const Impo
     report.python = python.executable;
     report.torchVersion = python.torchVersion;
 
-    std::vector<std::string> argv = {python.executable, pythonScript("kernelbench_import.py"),
-                                     "--jsonl"};
+    // A problem file is a program: it runs inside the sandbox, reading only its own files and
+    // writing only the output folder, and what it prints is data (docs/sandbox.md).
+    std::vector<std::string> argv = {python.executable, pythonScript("kernelbench_sandbox.py"),
+                                     "--sandbox-program", sandboxProgram()};
+    for (const auto& file : files)
+        argv.insert(argv.end(), {"--read", file});
+    // A dry run writes no task, but the problem's code and PyTorch still need a writable
+    // folder of their own: one that goes with the import.
+    std::optional<TemporaryFolder> scratch;
+    if (options.dryRun || options.verifyBench)
+        scratch.emplace("dice-import");
+    argv.insert(argv.end(), {"--write", scratch ? scratch->path() : options.outputDirectory});
+    if (options.device.rfind("cuda", 0) == 0)
+        argv.push_back("--gpu");
+    argv.insert(argv.end(),
+                {"--", python.executable, pythonScript("kernelbench_import.py"), "--jsonl"});
     if (options.verifyBench) {
         argv.push_back("--verify-bench");
         if (options.fastInit)
@@ -110,13 +127,23 @@ ImportReport importKernelBench(const std::vector<std::string>& paths, const Impo
     std::string protocolError;
     ChildRunOptions runOptions;
     runOptions.timeoutMs = timeout;
+    // The reports come one per file, in the order the files were given: a problem file that
+    // manages to print a report of its own breaks that order and the import fails.
     runOptions.onStdoutLine = [&](const std::string& line) {
-        if (line.empty() || line[0] != '{')
+        if (line.empty() || line[0] != '{' || !protocolError.empty())
             return;
         try {
             const auto j = nlohmann::json::parse(line);
             if (!j.is_object() || !j.contains("source"))
                 return;
+            const std::size_t next = report.problems.size();
+            if (!j["source"].is_string() || next >= files.size() ||
+                j["source"].get<std::string>() != files[next]) {
+                protocolError = "the importer reported a problem out of turn (expected " +
+                                (next < files.size() ? files[next] : std::string("no more")) +
+                                "): a problem file printed a report of its own?";
+                return;
+            }
             ImportedProblem problem = problemFromJson(j);
             if (onProblem)
                 onProblem(problem);

@@ -2,6 +2,7 @@
 #include "core/kernelbench/python_evaluator.h"
 
 #include "core/common/error.h"
+#include "core/system/sandbox.h"
 #include "core/worker/worker_process.h"
 
 #include <nlohmann/json.hpp>
@@ -46,7 +47,11 @@ struct PythonEvaluator::Impl {
         const std::string script = config.workerScript.empty()
                                        ? pythonScript("kernelbench_worker.py")
                                        : config.workerScript;
-        worker = std::make_unique<WorkerProcess>(info.executable, std::vector<std::string>{script});
+        // The worker is the trusted side; every answer it evaluates runs in a process of its
+        // own inside this sandbox (docs/sandbox.md).
+        worker = std::make_unique<WorkerProcess>(
+            info.executable,
+            std::vector<std::string>{script, "--sandbox-program", sandboxProgram()});
     }
 
     WorkerReply call(const std::string& type, const nlohmann::json& body, int timeoutMs,

@@ -4,6 +4,7 @@
 #include "core/common/error.h"
 #include "core/common/file_limits.h"
 #include "core/common/file_util.h"
+#include "core/common/number_format.h"
 
 #include <nlohmann/json.hpp>
 
@@ -82,6 +83,10 @@ Tolerance Task::tolerance(DType dtype) const {
 }
 
 namespace {
+
+std::string gibText(double bytes) {
+    return formatFixed(bytes / static_cast<double>(std::int64_t(1) << 30), 2) + " GiB";
+}
 
 // Recursive-descent evaluator for dimension and FLOP expressions.
 class ExpressionParser {
@@ -425,15 +430,20 @@ public:
                 task.tags.push_back(tag.get<std::string>());
             }
         }
-        // Every shape and expression must resolve under every preset.
-        // The preset's name by key, not by structured binding: C++17 lets no lambda capture those.
+        // Every shape and expression must resolve under every preset, and no preset may ask
+        // for more memory than an evaluation can hold. The preset's name by key, not by
+        // structured binding: C++17 lets no lambda capture those.
         for (const auto& entry : task.presets) {
             const std::string& preset = entry.first;
+            double presetBytes = 0;
             auto check = [&](const std::vector<TensorSpec>& specs, const char* kind) {
                 for (const auto& spec : specs) {
                     try {
                         const auto dims = task.shape(spec, preset);
-                        (void)dims;
+                        double bytes = dtypeSize(spec.dtype);
+                        for (const auto d : dims)
+                            bytes *= static_cast<double>(d);
+                        presetBytes += bytes;
                         if (spec.init.kind == InitSpec::Kind::UniformFanIn &&
                             task.evaluate(spec.init.fanIn, preset) <= 0)
                             fail(std::string(kind) + " " + spec.name, "fan_in must be positive");
@@ -447,6 +457,14 @@ public:
             };
             check(task.inputs, "input");
             check(task.parameters, "parameter");
+            const std::int64_t cap = presetByteLimit(preset);
+            if (presetBytes > static_cast<double>(cap))
+                fail("presets." + preset,
+                     "its inputs and parameters take " + gibText(presetBytes) +
+                         "; a preset may ask for at most " + gibText(static_cast<double>(cap)) +
+                         (preset == "small" ? " (the small preset runs in every dry run and CPU "
+                                              "test)"
+                                            : ""));
             if (!task.flops.empty()) {
                 try {
                     task.evaluate(task.flops, preset);
@@ -463,6 +481,10 @@ private:
 };
 
 } // namespace
+
+std::int64_t presetByteLimit(const std::string& preset) {
+    return preset == "small" ? kMaxSmallPresetBytes : kMaxPresetBytes;
+}
 
 std::vector<std::int64_t> Task::shape(const TensorSpec& spec, const std::string& preset) const {
     auto found = presets.find(preset);

@@ -73,6 +73,14 @@ struct Task {
     double evaluate(const std::string& expression, const std::string& preset) const;
 };
 
+// The most bytes a preset's inputs and parameters may take together: an evaluation holds them, a
+// copy, the reference's outputs and the candidate's, so the largest built-in preset (17 GiB)
+// fits on one GPU with room to spare. `small` is held to far less: every dry run and CPU test
+// runs it.
+inline constexpr std::int64_t kMaxPresetBytes = std::int64_t(32) << 30;
+inline constexpr std::int64_t kMaxSmallPresetBytes = std::int64_t(1) << 30;
+std::int64_t presetByteLimit(const std::string& preset);
+
 // Parses a task from JSON text; `origin` names the file in error messages. Throws FileError naming
 // the field that is wrong.
 Task parseTask(const std::string& json, const std::string& origin);

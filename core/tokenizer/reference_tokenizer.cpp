@@ -21,23 +21,6 @@ namespace {
 
 constexpr const char* kScript = "tests/reference/tokenizer_reference.cjs";
 
-// A temporary folder that removes itself.
-struct TemporaryFolder {
-    std::string path;
-    TemporaryFolder() {
-        std::string pattern = (fs::temp_directory_path() / "dice-reference-XXXXXX").string();
-        if (!mkdtemp(pattern.data()))
-            throw Error(std::string("cannot create a temporary folder: ") + std::strerror(errno));
-        path = pattern;
-    }
-    ~TemporaryFolder() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    TemporaryFolder(const TemporaryFolder&) = delete;
-    TemporaryFolder& operator=(const TemporaryFolder&) = delete;
-};
-
 std::string tail(const std::string& text, std::size_t max) {
     std::string t = text;
     while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
@@ -61,8 +44,8 @@ std::string findReferenceScript(const std::string& start) {
 }
 
 ReferenceRun runReferenceTokenizer(const std::string& script) {
-    const TemporaryFolder folder;
-    const std::string out = folder.path + "/reference.json";
+    const TemporaryFolder folder("dice-reference");
+    const std::string out = folder.path() + "/reference.json";
     ChildRunOptions options;
     options.out = ChildStream::Null;
     const ChildResult node = runChild({{"node", script, "--out", out}}, options);

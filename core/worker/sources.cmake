@@ -4,6 +4,7 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     worker/evaluation_request.cpp
     worker/evaluator.cpp
     worker/line_reader.cpp
+    worker/memory_cap.cpp
     worker/sandbox.cpp
     worker/worker_process.cpp
     worker/worker_protocol.cpp

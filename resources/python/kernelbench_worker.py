@@ -1,20 +1,25 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The evaluation worker of the KernelBench dialect.
+"""The evaluation worker of the KernelBench dialect: the trusted side.
 
 Speaks the protocol of dice-evald (JSON lines, protocol "dice-evald", version 1; see
 docs/worker-protocol.md and docs/kernelbench-evaluator.md) on stdin and stdout, and evaluates a
 candidate (a Python file defining ModelNew, CUDA compiled by load_inline) against a KernelBench
 problem with KernelBench's protocol: seed 42 before the inputs of the constructor and before each
 model, correctness over 5 trials with fresh inputs, 3 warm-ups and 100 timed trials with an L2
-flush before each, CUDA events, and the eager reference timed the same way in the same run. The
-holes KernelBench leaves open are closed where a harness can close them (static checks, the
-reference run first on cloned inputs, inputs checked unchanged, plain-tensor outputs with their
-own storage, timers and thread counts checked, freed memory poisoned).
+flush before each, CUDA events, and the eager reference timed the same way in the same run.
+
+The candidate never runs in this process. This worker makes the inputs, runs and times the
+reference, and only then starts the answer's own process inside the sandbox
+(kernelbench_sandbox.py, kernelbench_answer.py), hands it copies of the inputs through shared
+memory, reads its outputs back as raw bytes and compares them here. What that process says is
+data: its account of its timing is checked against the time it took (docs/sandbox.md).
 
 Requests: hello, environment, check, evaluate, shutdown. Other modes:
   --probe                      print what this interpreter offers (PyTorch, CUDA, nvcc, ninja)
-  --prebuild FILE --build-dir D compile a candidate's extension ahead of its evaluation
+  --prebuild FILE --build-dir D compile a candidate's extension ahead of its evaluation, in the
+                               sandbox
+  --sandbox-program PATH       the sandbox launcher (dice-sandbox); else $DICE_SANDBOX_PROGRAM
 """
 
 import hashlib
@@ -24,15 +29,19 @@ import os
 import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
-import threading
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kernelbench_answer_client  # noqa: E402
+import kernelbench_sandbox  # noqa: E402
 import kernelbench_static  # noqa: E402
 
+# The launcher that confines answers (dice-sandbox): --sandbox-program, else
+# $DICE_SANDBOX_PROGRAM.
+SANDBOX_PROGRAM = ""
 PROTOCOL = "dice-evald"
 VERSION = 1
 WORKER_NAME = "kernelbench_worker"
@@ -118,35 +127,6 @@ def probe():
     if not info["ninja"]:
         info["problems"].append("ninja was not found (load_inline builds with it)")
     return info
-
-
-# ----------------------------------------------------------------------------------------------
-# Output capture: the compiler and the candidate print; the protocol owns the real stdout.
-
-
-class CapturedOutput:
-    """Sends file descriptors 1 and 2 to a temporary file for the duration of a block."""
-
-    def __enter__(self):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        self.file = tempfile.TemporaryFile(mode="w+b")
-        self.saved = (os.dup(1), os.dup(2))
-        os.dup2(self.file.fileno(), 1)
-        os.dup2(self.file.fileno(), 2)
-        return self
-
-    def __exit__(self, *exc):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os.dup2(self.saved[0], 1)
-        os.dup2(self.saved[1], 2)
-        os.close(self.saved[0])
-        os.close(self.saved[1])
-        self.file.seek(0)
-        self.text = self.file.read().decode("utf-8", "replace")
-        self.file.close()
-        return False
 
 
 NVCC_DIAGNOSTIC = re.compile(r"^(?P<file>[^\s:()]+)\((?P<line>\d+)\): (?P<sev>error|warning)\s*"
@@ -257,62 +237,148 @@ class Evaluation:
                                "not run: " + "; ".join(f.message for f in errors[:3]))
         fallback = [f for f in findings if f.severity == kernelbench_static.FALLBACK]
 
-        info = probe()
-        if info["problems"]:
-            return self.finish("not_run", "the KernelBench dialect cannot run here: " +
-                               "; ".join(info["problems"]))
+        cpu = self.options.get("device_type") == "cpu"
+        if not cpu:
+            info = probe()
+            if info["problems"]:
+                return self.finish("not_run", "the KernelBench dialect cannot run here: " +
+                                   "; ".join(info["problems"]))
+        try:
+            sandbox = kernelbench_sandbox.sandbox_program(SANDBOX_PROGRAM)
+        except kernelbench_sandbox.SandboxUnavailable as e:
+            return self.finish("not_run", "the answer is not run without its sandbox: %s" % e)
         import torch
-        device = torch.device("cuda", int(self.options["device"]))
-        torch.cuda.set_device(device)
-        self.result["device"] = torch.cuda.get_device_name(device)
-        self.timers = timer_identities()
+        if cpu:
+            device = torch.device("cpu")
+            self.result["device"] = "cpu"
+        else:
+            device = torch.device("cuda", int(self.options["device"]))
+            torch.cuda.set_device(device)
+            self.result["device"] = torch.cuda.get_device_name(device)
+        on_device = bool(self.options["inputs_on_device"]) and not cpu
 
+        # Everything the verdict rests on is made here, before the answer's process exists:
+        # the reference, the inputs of every trial, the expected outputs and the reference's
+        # time. Nothing of it is in the answer's reach but copies of the inputs.
         self.progress("reference", 0.05)
         reference = load_reference(reference_source)
         seed = int(self.options["seed"])
-        with DefaultDevice(device, self.options["inputs_on_device"]):
+        with DefaultDevice(device, on_device):
             set_seed(seed)
             init_inputs = reference["get_init_inputs"]()
         init_inputs = [to_device(x, device) for x in init_inputs]
         try:
-            with DefaultDevice(device, self.options["inputs_on_device"]):
+            with DefaultDevice(device, on_device):
                 set_seed(seed)
                 reference_model = reference["Model"](*init_inputs).to(device)
         except Exception as e:  # noqa: BLE001
             raise ReferenceError_("the reference Model cannot be built: %s" % e)
-
-        self.progress("compile", 0.1)
-        model_new = self.compile_candidate(candidate_source)
-        if model_new is None:
-            return self.result
-        if timer_identities() != self.timers:
-            self.flag("timer_patch", "importing the candidate replaced a timer function")
-            return self.finish("invalid_candidate", "not run: the candidate replaced a timer")
-
-        self.progress("construct", 0.3)
-        try:
-            with DefaultDevice(device, self.options["inputs_on_device"]):
+        trials = self.reference_trials(reference, reference_model, device, on_device)
+        timing = bool(self.options["timing"])
+        if timing:
+            with DefaultDevice(device, on_device):
                 set_seed(seed)
-                candidate_model = model_new(*init_inputs).to(device)
-            torch.cuda.synchronize(device)
-        except Exception as e:  # noqa: BLE001
-            return self.runtime_failure("ModelNew cannot be built", e)
+                timing_inputs = [to_device(x, device) for x in reference["get_inputs"]()]
+            timing_inputs = clone_all(timing_inputs)
+            flush = torch.empty(L2_FLUSH_BYTES // 8, dtype=torch.int64, device=device) \
+                if not cpu else None
+            try:
+                self.result["reference_time"] = time_model(
+                    reference_model, clone_all(timing_inputs), device, flush,
+                    int(self.options["warmups"]), int(self.options["timing_trials"]))
+            except Exception as e:  # noqa: BLE001
+                raise ReferenceError_("the reference Model fails while timed: %s" % e)
+            # What the timing loop costs around an empty call, for checking the answer's own
+            # account of its time.
+            self.overhead = time_model(lambda *a: None, [], device, flush, 2, 10)["median_ms"]
+            del flush
+
+        build_dir = answer_build_dir(self.options["build_dir"], candidate_source)
+        self.progress("compile", 0.1)
+        try:
+            answer = kernelbench_answer_client.AnswerProcess(
+                sandbox, build_dir, os.path.dirname(os.path.abspath(__file__)),
+                sys.executable, gpu=not cpu)
+        except (kernelbench_answer_client.AnswerFailed, OSError) as e:
+            return self.finish("not_run", "the answer's sandbox did not start: %s" % e)
+        self.result["sandbox"] = answer.sandbox
+        try:
+            return self.judge(answer, candidate_source, build_dir, device, on_device,
+                              init_inputs, trials, timing_inputs if timing else None, fallback)
+        except kernelbench_answer_client.AnswerFailed as e:
+            return self.finish("runtime_error", str(e))
+        finally:
+            answer.close()
+
+    def reference_trials(self, reference, reference_model, device, on_device):
+        """The inputs and the reference's outputs of every correctness trial."""
+        import torch
+        seed = int(self.options["seed"])
+        count = int(self.options["correctness_trials"])
+        torch.manual_seed(seed)
+        trial_seeds = [int(torch.randint(0, 2 ** 32 - 1, (1,)).item()) for _ in range(count)]
+        trials = []
+        for index, trial_seed in enumerate(trial_seeds):
+            with DefaultDevice(device, on_device):
+                set_seed(trial_seed)
+                inputs = [to_device(x, device) for x in reference["get_inputs"]()]
+            with torch.no_grad():
+                try:
+                    set_seed(trial_seed)
+                    expected = reference_model(*clone_all(inputs))
+                    synchronize(device)
+                except Exception as e:  # noqa: BLE001
+                    raise ReferenceError_("the reference Model fails on trial %d: %s" %
+                                          (index, e))
+            trials.append((trial_seed, inputs, flatten_outputs(expected)))
+        return trials
+
+    def judge(self, answer, source, build_dir, device, on_device, init_inputs, trials,
+              timing_inputs, fallback):
+        client = kernelbench_answer_client
+        shared = answer.shared
+        shared.reset()
+        reply = answer.call({
+            "op": "load", "source": source, "build_dir": build_dir, "device": str(device),
+            "seed": int(self.options["seed"]),
+            "init_inputs": client.encode_arguments(shared, init_inputs, True)})
+        self.result["compile_ms"] = client.number(reply, "compile_ms")
+        if not reply.get("ok"):
+            stage = client.text(reply, "stage")
+            error = client.text(reply, "error") or "it failed"
+            if stage == "compile":
+                log = answer.log_tail()
+                self.result["diagnostics"] = parse_compile_log(log)
+                if not self.result["diagnostics"]:
+                    line = reply.get("line")
+                    self.result["diagnostics"].append({
+                        "file": "candidate.py",
+                        "line": line if isinstance(line, int) and not isinstance(line, bool)
+                        else 0,
+                        "column": 0, "severity": "error",
+                        "code": client.text(reply, "error_type", 100), "message": error})
+                return self.finish("compile_error", "the candidate does not compile: " + error +
+                                   ("\n" + tail(log) if log.strip() else ""))
+            self.result["compiled"] = True
+            if stage == "define":
+                return self.finish("invalid_candidate", "the candidate defines no ModelNew")
+            return self.finish("runtime_error", "ModelNew cannot be built: " + error)
+        self.result["compiled"] = True
 
         self.progress("correctness", 0.35)
-        correct = self.check_correctness(reference, reference_model, candidate_model, device)
+        correct = self.check_correctness(answer, device, on_device, trials)
         if correct is None:
             return self.result
         if not correct:
             return self.finish("incorrect", self.first_failure())
 
-        if self.options["timing"]:
+        if timing_inputs is not None:
             self.progress("timing", 0.6)
-            timed = self.time_both(reference, reference_model, candidate_model, device)
-            if timed is None:
+            if self.time_candidate(answer, timing_inputs, on_device) is None:
                 return self.result
-        if timer_identities() != self.timers:
-            self.flag("timer_patch", "a timer function was replaced while the candidate ran")
-            return self.finish("invalid_candidate", "a timer function was replaced")
+            if any(f["code"] == "timing_unaccounted" for f in self.result["flags"]):
+                return self.finish("invalid_candidate",
+                                   "the answer's process reported less time than it took")
         if any(f["code"] == "threads_started" for f in self.result["flags"]):
             return self.finish("invalid_candidate",
                                "the candidate started threads while it was timed")
@@ -324,46 +390,8 @@ class Evaluation:
             message += ", %.2fx the eager reference" % self.result["speedup"]
         return self.finish("correct", message)
 
-    def compile_candidate(self, source):
-        build_root = self.options["build_dir"] or os.path.join(tempfile.gettempdir(),
-                                                               "dice-kernelbench-build")
-        build_dir = os.path.join(build_root, source_digest(source))
-        os.makedirs(build_dir, exist_ok=True)
-        os.environ["TORCH_EXTENSIONS_DIR"] = build_dir
-        set_build_environment()
-        namespace = {"__name__": "dice_candidate", "__file__": "candidate.py"}
-        started = time.perf_counter()
-        capture = CapturedOutput()
-        try:
-            with capture:
-                exec(compile(source, "candidate.py", "exec"), namespace)  # noqa: S102
-        except BaseException as e:  # noqa: BLE001 - SystemExit from a candidate is a failure too
-            self.result["compile_ms"] = (time.perf_counter() - started) * 1000.0
-            log = getattr(capture, "text", "")
-            self.result["diagnostics"] = parse_compile_log(log)
-            detail = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
-            if not self.result["diagnostics"]:
-                self.result["diagnostics"].append({
-                    "file": "candidate.py", "line": traceback_line(e), "column": 0,
-                    "severity": "error", "code": type(e).__name__, "message": detail})
-            self.finish("compile_error", "the candidate does not compile: " + detail +
-                        ("\n" + tail(log) if log.strip() else ""))
-            return None
-        self.result["compile_ms"] = (time.perf_counter() - started) * 1000.0
-        self.result["compiled"] = True
-        model_new = namespace.get("ModelNew")
-        if model_new is None:
-            self.finish("invalid_candidate", "the candidate defines no ModelNew")
-            return None
-        return model_new
-
-    def runtime_failure(self, what, error):
-        text = "%s: %s" % (what, str(error).strip() or type(error).__name__)
-        if "CUDA" in str(error) or "cuda" in type(error).__name__.lower():
-            # A fault leaves this process's CUDA context unusable: answer, then make way for a
-            # fresh worker.
-            self.exit_after_reply = True
-            self.result["worker_state"] = "restarted after a fault"
+    def answer_failure(self, what, reply):
+        text = "%s: %s" % (what, kernelbench_answer_client.text(reply, "error") or "it failed")
         return self.finish("runtime_error", text)
 
     def first_failure(self):
@@ -372,45 +400,39 @@ class Evaluation:
                 return "trial %d: %s" % (trial["trial"], trial["detail"])
         return "incorrect"
 
-    def check_correctness(self, reference, reference_model, candidate_model, device):
+    def check_correctness(self, answer, device, on_device, trials):
         import torch
-        seed = int(self.options["seed"])
-        trials = int(self.options["correctness_trials"])
+        client = kernelbench_answer_client
         atol = float(self.options["atol"])
         rtol = float(self.options["rtol"])
-        torch.manual_seed(seed)
-        trial_seeds = [int(torch.randint(0, 2 ** 32 - 1, (1,)).item()) for _ in range(trials)]
         all_passed = True
-        for index, trial_seed in enumerate(trial_seeds):
+        for index, (trial_seed, inputs, expected) in enumerate(trials):
             record = {"trial": index, "seed": trial_seed, "passed": False,
                       "max_abs_error": 0.0, "max_rel_error": 0.0, "detail": ""}
             self.result["trials"].append(record)
-            with DefaultDevice(device, self.options["inputs_on_device"]):
-                set_seed(trial_seed)
-                inputs = [to_device(x, device) for x in reference["get_inputs"]()]
-            pristine = clone_all(inputs)
-            reference_inputs = clone_all(inputs)
-            with torch.no_grad():
-                try:
-                    set_seed(trial_seed)
-                    expected = reference_model(*reference_inputs)
-                    torch.cuda.synchronize(device)
-                except Exception as e:  # noqa: BLE001
-                    raise ReferenceError_("the reference Model fails on trial %d: %s" %
-                                          (index, e))
-                poison_free_memory(expected)
-                try:
-                    set_seed(trial_seed)
-                    actual = candidate_model(*inputs)
-                    torch.cuda.synchronize(device)
-                except Exception as e:  # noqa: BLE001
-                    self.runtime_failure("ModelNew fails on trial %d" % index, e)
-                    record["detail"] = self.result["message"]
-                    return None
-            problem = compare_outputs(expected, actual, device, atol, rtol, record)
-            if problem is None and not tensors_equal(inputs, pristine):
-                problem = "ModelNew changed its inputs"
-                self.flag("inputs_mutated", "ModelNew wrote into its input tensors")
+            shared = answer.shared
+            shared.reset()
+            specs = client.encode_arguments(shared, inputs, on_device)
+            # Unwritten outputs read as NaN (or all bits set), never as a stale right answer.
+            outputs = [shared.slot(e, float("nan") if e.is_floating_point() else -1)
+                       for e in expected]
+            inputs_back = [shared.slot(x) if isinstance(x, torch.Tensor) else None
+                           for x in inputs]
+            reply = answer.call({"op": "forward", "seed": trial_seed, "inputs": specs,
+                                 "outputs": outputs, "inputs_back": inputs_back})
+            if not reply.get("ok"):
+                self.answer_failure("ModelNew fails on trial %d" % index, reply)
+                record["detail"] = self.result["message"]
+                return None
+            problem = self.compare(reply.get("outputs"), expected, outputs, shared, device,
+                                   atol, rtol, record)
+            if problem is None:
+                for spec, original in zip(inputs_back, inputs):
+                    if spec is not None and not torch.equal(
+                            shared.read(spec).to(original.device), original):
+                        problem = "ModelNew changed its inputs"
+                        self.flag("inputs_mutated", "ModelNew wrote into its input tensors")
+                        break
             if problem is not None:
                 record["detail"] = problem
                 all_passed = False
@@ -418,81 +440,94 @@ class Evaluation:
                     self.flag("lazy_output", problem)
                 break
             record["passed"] = True
-            del expected, actual
         return all_passed
 
-    def time_both(self, reference, reference_model, candidate_model, device):
-        import torch
-        with DefaultDevice(device, self.options["inputs_on_device"]):
-            set_seed(int(self.options["seed"]))
-            inputs = [to_device(x, device) for x in reference["get_inputs"]()]
-        flush = torch.empty(L2_FLUSH_BYTES // 8, dtype=torch.int64, device=device)
+    def compare(self, facts, expected, outputs, shared, device, atol, rtol, record):
+        """None when the answer's outputs match the reference's, else why not. `facts` are the
+        answer's own account of its outputs; the values are the bytes it wrote."""
+        if not isinstance(facts, list) or not all(isinstance(f, dict) for f in facts):
+            return "the answer's process gave no account of its outputs"
+        if len(facts) != len(expected):
+            return "ModelNew returns %d tensors, the reference %d" % (len(facts), len(expected))
+        actual = []
+        for fact, e, spec in zip(facts, expected, outputs):
+            kind = kernelbench_answer_client.text(fact, "type", 100)
+            if fact.get("plain") is not True:
+                return "the output is a %s, not a plain torch.Tensor" % (kind or "non-tensor")
+            if kernelbench_answer_client.text(fact, "device", 100) != str(device):
+                return "the output lives on %s, not on %s" % (
+                    kernelbench_answer_client.text(fact, "device", 100), device)
+            shape = fact.get("shape")
+            if shape != list(e.shape):
+                return "output shape %s, expected %s" % (
+                    shape if isinstance(shape, list) else "unknown", list(e.shape))
+            dtype = kernelbench_answer_client.text(fact, "dtype", 100)
+            if dtype != spec["dtype"]:
+                return "output dtype %s, expected %s" % (dtype, e.dtype)
+            if fact.get("storage_ok") is not True:
+                return "the output's storage is smaller than its view"
+            actual.append(shared.read(spec).to(device))
+        return compare_outputs(expected, actual, device, atol, rtol, record)
+
+    def time_candidate(self, answer, inputs, on_device):
+        client = kernelbench_answer_client
+        shared = answer.shared
+        shared.reset()
+        specs = client.encode_arguments(shared, inputs, on_device)
         warmups = int(self.options["warmups"])
         trials = int(self.options["timing_trials"])
-        try:
-            self.result["reference_time"] = time_model(reference_model, inputs, device, flush,
-                                                       warmups, trials)
-        except Exception as e:  # noqa: BLE001
-            raise ReferenceError_("the reference Model fails while timed: %s" % e)
-        threads_before = thread_count()
-        try:
-            self.result["candidate_time"] = time_model(candidate_model, inputs, device, flush,
-                                                       warmups, trials)
-        except Exception as e:  # noqa: BLE001
-            self.runtime_failure("ModelNew fails while timed", e)
+        reply = answer.call({"op": "time", "inputs": specs, "warmups": warmups, "trials": trials,
+                             "flush_bytes": L2_FLUSH_BYTES})
+        if reply.get("ok") and reply.get("ready") is True:
+            reply, wall_ms = answer.timed_call({"op": "go"})
+        if not reply.get("ok"):
+            self.answer_failure("ModelNew fails while timed", reply)
             return None
-        if thread_count() > threads_before:
+        samples = reply.get("samples_ms")
+        if not isinstance(samples, list) or len(samples) != trials + 1 or not all(
+                isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s)
+                and s >= 0 for s in samples):
+            self.finish("invalid_candidate",
+                        "the answer's process gave no usable account of its timing")
+            return None
+        threads = reply.get("threads_started")
+        if isinstance(threads, int) and not isinstance(threads, bool) and threads > 0:
             self.flag("threads_started",
-                      "ModelNew started %d thread(s) while it was timed" %
-                      (thread_count() - threads_before))
-        candidate_median = self.result["candidate_time"]["median_ms"]
+                      "ModelNew started %d thread(s) while it was timed" % threads)
+        # The answer reports its own times; the worker checks them against the time the timed
+        # loop took as seen from here: what is not in the samples must be what the loop costs
+        # around a call, as measured in this process, and a round trip of the pipe.
+        timed = samples[1:]
+        median = statistics.median(timed) if timed else 0.0
+        accounted = sum(samples)
+        allowed = (trials + 1) * max(2.0 * self.overhead, self.overhead + 0.1) + 20.0
+        unaccounted = wall_ms - accounted
+        self.result["timing_check"] = {"request_ms": wall_ms, "reported_ms": accounted,
+                                       "allowed_gap_ms": allowed}
+        if unaccounted > allowed:
+            self.flag("timing_unaccounted",
+                      "timing took %.1f ms, the answer's process accounts for %.1f ms" %
+                      (wall_ms, accounted))
+        self.result["candidate_time"] = {
+            "method": "cuda_events_in_sandbox",
+            "warmups": warmups,
+            "trials": trials,
+            "median_ms": median,
+            "mean_ms": statistics.fmean(timed) if timed else 0.0,
+            "std_ms": statistics.pstdev(timed) if timed else 0.0,
+            "min_ms": min(timed) if timed else 0.0,
+            "max_ms": max(timed) if timed else 0.0,
+            "samples_ms": timed,
+        }
         reference_median = self.result["reference_time"]["median_ms"]
-        if candidate_median > 0:
-            self.result["speedup"] = reference_median / candidate_median
+        if median > 0:
+            self.result["speedup"] = reference_median / median
         threshold = float(self.options["excessive_speedup"])
         if threshold > 0 and self.result["speedup"] > threshold:
             self.flag("excessive_speedup",
                       "%.1fx faster than the eager reference (above %.0fx): check the kernel "
                       "does the whole computation" % (self.result["speedup"], threshold))
         return True
-
-
-def set_build_environment():
-    """The same compiler settings for --prebuild and for the evaluation, so that ninja finds the
-    prebuilt extension up to date instead of building it again."""
-    import torch
-    os.environ.setdefault("TORCH_USE_CUDA_DSA", "1")
-    if "TORCH_CUDA_ARCH_LIST" not in os.environ and torch.cuda.is_available():
-        major, minor = torch.cuda.get_device_capability()
-        os.environ["TORCH_CUDA_ARCH_LIST"] = "%d.%d" % (major, minor)
-
-
-def source_digest(source):
-    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
-
-
-def traceback_line(error):
-    line = 0
-    for frame in traceback.extract_tb(error.__traceback__):
-        if frame.filename == "candidate.py":
-            line = frame.lineno or 0
-    return line
-
-
-def timer_identities():
-    import torch
-    return (id(time.perf_counter), id(time.time), id(time.monotonic),
-            id(torch.cuda.synchronize), id(torch.cuda.Event),
-            id(getattr(torch.cuda.Event, "record", None)),
-            id(getattr(torch.cuda.Event, "elapsed_time", None)),
-            id(getattr(torch.cuda.Event, "synchronize", None)))
-
-
-def thread_count():
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        return threading.active_count()
 
 
 def set_seed(seed):
@@ -514,13 +549,18 @@ def clone_all(values):
     return [v.clone() if isinstance(v, torch.Tensor) else v for v in values]
 
 
-def tensors_equal(values, originals):
+def answer_build_dir(build_root, source):
+    """The build folder of one answer: beneath the evaluation's build folder, named after the
+    source text, so that --prebuild and the evaluation share it and no other answer writes it."""
+    root = build_root or os.path.join(tempfile.gettempdir(), "dice-kernelbench-build")
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+    return os.path.join(os.path.abspath(root), digest)
+
+
+def synchronize(device):
     import torch
-    for value, original in zip(values, originals):
-        if isinstance(value, torch.Tensor):
-            if value.shape != original.shape or not torch.equal(value, original):
-                return False
-    return True
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
 
 
 def flatten_outputs(value):
@@ -533,47 +573,13 @@ def flatten_outputs(value):
     return [value] if isinstance(value, torch.Tensor) or value is not None else []
 
 
-def poison_free_memory(expected):
-    """Hands NaN-filled blocks back to the caching allocator, so that an output the candidate
-    allocates but never writes reads as NaN instead of as the reference's result."""
-    import torch
-    for tensor in flatten_outputs(expected):
-        if isinstance(tensor, torch.Tensor) and tensor.is_floating_point():
-            poison = torch.full_like(tensor, float("nan"))
-            del poison
-
-
-def storage_bytes(tensor):
-    try:
-        return tensor.untyped_storage().nbytes()
-    except AttributeError:
-        return tensor.storage().nbytes()
-
-
 def compare_outputs(expected, actual, device, atol, rtol, record):
-    """None when the candidate's output matches, else why not (for the trial's detail)."""
+    """None when the values of the answer's outputs (tensors of the expected shapes and dtypes)
+    match the reference's, else why not (for the trial's detail)."""
     import torch
-    expected_list = flatten_outputs(expected)
-    actual_list = flatten_outputs(actual)
-    if len(expected_list) != len(actual_list):
-        return "ModelNew returns %d tensors, the reference %d" % (len(actual_list),
-                                                                 len(expected_list))
     worst_abs = 0.0
     worst_rel = 0.0
-    for e, a in zip(expected_list, actual_list):
-        if type(a) is not torch.Tensor:
-            return "the output is a %s, not a plain torch.Tensor" % type(a).__name__
-        if a.device != device:
-            return "the output lives on %s, not on %s" % (a.device, device)
-        if tuple(a.shape) != tuple(e.shape):
-            return "output shape %s, expected %s" % (list(a.shape), list(e.shape))
-        if a.dtype != e.dtype:
-            return "output dtype %s, expected %s" % (a.dtype, e.dtype)
-        needed = a.element_size() * (a.storage_offset() + max(
-            [(s - 1) * st for s, st in zip(a.shape, a.stride())] + [0]) + 1) if a.numel() else 0
-        if storage_bytes(a) < needed:
-            return "the output's storage holds %d bytes, its view needs %d" % (
-                storage_bytes(a), needed)
+    for e, a in zip(expected, actual):
         if e.numel() == 0:
             continue
         # Error statistics in the output's own precision: a float64 copy of a bench-sized
@@ -606,28 +612,36 @@ def finite_or_large(value):
 
 def time_model(model, inputs, device, flush, warmups, trials):
     """KernelBench's CUDA-event timing, with a device-wide synchronisation before the end event
-    so that work on any stream is inside the measured interval."""
+    so that work on any stream is inside the measured interval (on the CPU, the wall clock)."""
     import torch
+    cuda = device.type == "cuda"
     with torch.no_grad():
         for _ in range(warmups):
             model(*inputs)
-            torch.cuda.synchronize(device)
-        torch.cuda.empty_cache()
+            synchronize(device)
+        if cuda:
+            torch.cuda.empty_cache()
         samples = []
         for index in range(trials + 1):
-            torch.cuda.synchronize(device)
-            start = torch.cuda.Event(enable_timing=True)
-            end = torch.cuda.Event(enable_timing=True)
-            flush.zero_()
-            start.record()
-            model(*inputs)
-            torch.cuda.synchronize(device)
-            end.record()
-            end.synchronize()
+            if cuda:
+                torch.cuda.synchronize(device)
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                flush.zero_()
+                start.record()
+                model(*inputs)
+                torch.cuda.synchronize(device)
+                end.record()
+                end.synchronize()
+                elapsed = start.elapsed_time(end)
+            else:
+                began = time.perf_counter()
+                model(*inputs)
+                elapsed = (time.perf_counter() - began) * 1000.0
             if index > 0:
-                samples.append(start.elapsed_time(end))
+                samples.append(elapsed)
     return {
-        "method": "cuda_events",
+        "method": "cuda_events" if cuda else "wall_clock",
         "warmups": warmups,
         "trials": trials,
         "median_ms": statistics.median(samples),
@@ -800,8 +814,10 @@ def serve():
 
 
 def prebuild(path, build_root):
-    """Compiles a candidate's extension into the folder its evaluation will use."""
-    source = open(path, encoding="utf-8").read()
+    """Compiles a candidate's extension into the folder its evaluation will use, inside the
+    answer's sandbox: building runs the answer's code."""
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
     findings = kernelbench_static.StaticChecker(source).run()
     blocking = [f for f in findings if f.severity in (kernelbench_static.ERROR,
                                                       kernelbench_static.COMPILE)]
@@ -809,28 +825,53 @@ def prebuild(path, build_root):
     if blocking:
         report["message"] = "not built: " + "; ".join(f.message for f in blocking[:3])
         return report
-    build_dir = os.path.join(build_root, source_digest(source))
-    os.makedirs(build_dir, exist_ok=True)
-    os.environ["TORCH_EXTENSIONS_DIR"] = build_dir
-    set_build_environment()
-    started = time.perf_counter()
-    capture = CapturedOutput()
     try:
-        with capture:
-            exec(compile(source, "candidate.py", "exec"),  # noqa: S102
-                 {"__name__": "dice_candidate", "__file__": "candidate.py"})
-        report["ok"] = True
-        report["message"] = "built"
-    except BaseException as e:  # noqa: BLE001
-        report["message"] = "does not compile: %s\n%s" % (e, tail(getattr(capture, "text", "")))
-    report["compile_ms"] = (time.perf_counter() - started) * 1000.0
+        sandbox = kernelbench_sandbox.sandbox_program(SANDBOX_PROGRAM)
+    except kernelbench_sandbox.SandboxUnavailable as e:
+        report["message"] = "not built: %s" % e
+        return report
+    build_dir = answer_build_dir(build_root, source)
+    scripts = os.path.dirname(os.path.abspath(__file__))
+    answer_file = os.path.abspath(path)
+    policy = kernelbench_sandbox.policy([build_dir], readable=[scripts, answer_file])
+    argv = [sys.executable, os.path.join(scripts, "kernelbench_answer.py"),
+            "--prebuild", answer_file, "--build-dir", build_dir]
+    run = subprocess.run(kernelbench_sandbox.command(sandbox, policy, argv),
+                         stdin=subprocess.DEVNULL, capture_output=True,
+                         env=kernelbench_sandbox.environment(build_dir))
+    lines = run.stdout.decode("utf-8", "replace").strip().splitlines()
+    try:
+        built = json.loads(lines[-1]) if lines else None
+    except ValueError:
+        built = None
+    if not isinstance(built, dict):
+        report["message"] = "the build ended without a report (%s): %s" % (
+            ("status %d" % run.returncode) if run.returncode >= 0 else
+            ("signal %d" % -run.returncode), tail(run.stderr.decode("utf-8", "replace")))
+        return report
+    report["ok"] = built.get("ok") is True and run.returncode == 0
+    report["compile_ms"] = float(built.get("compile_ms") or 0.0) \
+        if isinstance(built.get("compile_ms"), (int, float)) else 0.0
+    message = built.get("message")
+    report["message"] = message[:4000] if isinstance(message, str) else ""
+    if not report["ok"]:
+        report["message"] += "\n" + tail(run.stderr.decode("utf-8", "replace"))
     return report
 
 
 def main(argv):
+    global SANDBOX_PROGRAM
     if "--help" in argv or "-h" in argv:
         print(__doc__.strip())
         return 0
+    if "--sandbox-program" in argv:
+        index = argv.index("--sandbox-program")
+        if index + 1 >= len(argv):
+            print("kernelbench_worker.py: --sandbox-program needs the launcher's path",
+                  file=sys.stderr)
+            return 2
+        SANDBOX_PROGRAM = argv[index + 1]
+        argv = argv[:index] + argv[index + 2:]
     if "--probe" in argv:
         print(json.dumps(probe()))
         return 0

@@ -89,10 +89,46 @@ private Q_SLOTS:
 
         const auto fallback = evaluator.evaluate(
             task("relu"), resource("hacks/fallback_torch_ops.dice"), "fallback_torch_ops.dice");
-        QVERIFY2(fallback.verdict == Verdict::Fallback, fallback.message.c_str());
+        QVERIFY2(fallback.verdict == Verdict::InvalidCandidate, fallback.message.c_str());
         QVERIFY(fallback.hasFlag("fallback"));
         QVERIFY(!fallback.countsAsCorrect(true));
         QCOMPARE(evaluator.starts(), 1);
+    }
+
+    // Host code that grows a list past the worker's memory cap (RLIMIT_DATA) fails inside the
+    // request: runtime_error, and the same worker serves the next candidate.
+    void workerCapsItsMemory() {
+        qputenv("DICE_EVALD_MEMORY_LIMIT", "2G");
+        Evaluator evaluator(workerOptions());
+        const auto hello = evaluator.hello();
+        qunsetenv("DICE_EVALD_MEMORY_LIMIT");
+        QCOMPARE(hello["memory"]["data_limit_bytes"].get<long long>(), 2LL << 30);
+        QCOMPARE(hello["memory"]["source"].get<std::string>(),
+                 std::string("DICE_EVALD_MEMORY_LIMIT"));
+        const auto bomb = evaluator.compile(task("relu"), resource("hacks/host_memory_bomb.dice"),
+                                            "host_memory_bomb.dice");
+        QVERIFY2(bomb.verdict == Verdict::RuntimeError, bomb.message.c_str());
+        QVERIFY2(bomb.workerState == WorkerState::Ok, toString(bomb.workerState).c_str());
+        const auto next =
+            evaluator.compile(task("relu"), resource("solutions/relu.dice"), "relu.dice");
+        QVERIFY2(next.verdict == Verdict::NotRun, next.message.c_str());
+        QCOMPARE(evaluator.starts(), 1);
+    }
+
+    // `dice eval` without a GPU dry-runs the host code on meta tensors: an output of the wrong
+    // shape is incorrect, not "compiled, not run".
+    void cliFindsWrongOutputsWithoutAGpu() {
+        QProcess p;
+        p.start(QStringLiteral(DICE_BIN_DIR "/dice"),
+                {"eval", "sum_dim", DICE_SOURCE_DIR "/resources/hacks/wrong_output_shape.dice",
+                 "--no-store", "--json"});
+        QVERIFY(p.waitForFinished(180000));
+        const auto out = nlohmann::json::parse(p.readAllStandardOutput().toStdString());
+        QCOMPARE(out["verdict"].get<std::string>(), std::string("incorrect"));
+        QVERIFY2(out["message"].get<std::string>().find("expected [128, 1, 4095]") !=
+                     std::string::npos,
+                 out["message"].get<std::string>().c_str());
+        QCOMPARE(p.exitCode(), 1);
     }
 
     void spreadsJobsOverAPool() {

@@ -4,15 +4,21 @@
 
 #include "core/common/file_util.h"
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/data/corpus_synth.h"
 #include "core/eval/candidate.h"
 #include "core/eval/hack_suite.h"
 #include "core/eval/host_program.h"
 #include "core/eval/native_evaluator.h"
 #include "core/tasks/task.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 using namespace dice;
 
@@ -32,7 +38,7 @@ public:
     explicit Recorder(std::vector<KernelParam> params)
         : m_params(std::move(params)) {}
     const std::vector<KernelParam>& parameters(const std::string&) override { return m_params; }
-    bool acceptsCpuTensors() const override { return true; }
+    TensorHome accepts() const override { return TensorHome::Anywhere; }
     void launch(const LaunchCall& call) override { calls.push_back(call); }
     std::vector<LaunchCall> calls;
 
@@ -56,6 +62,48 @@ std::string hostError(const std::string& source) {
         return std::to_string(e.diagnostic().line) + " " + e.diagnostic().message;
     }
     return {};
+}
+
+// A relu candidate whose host code does `hostile` first; its own lines are honest.
+std::string reluWith(const std::string& hostile) {
+    return "#pragma dice device\n"
+           "extern \"C\" __global__ void relu_kernel(const float* x, float* y, long long n)\n"
+           "{\n    const long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+           "    if (i < n)\n        y[i] = fmaxf(x[i], 0.0f);\n}\n"
+           "#pragma dice host\n"
+           "def forward(x: Tensor) -> Tensor:\n" +
+           hostile +
+           "    y = torch.empty_like(x)\n"
+           "    n = x.numel()\n"
+           "    dice.launch(\"relu_kernel\", [(n + 255) // 256], [256], (x, y, n))\n"
+           "    return y\n";
+}
+
+// The same with `device` as its device code's first lines.
+std::string reluIncluding(const std::string& device) {
+    std::string s = reluWith("");
+    const std::string head = "#pragma dice device\n";
+    return head + device + s.substr(head.size());
+}
+
+// A file of the build folder whose content must never reach a verdict.
+struct Secret {
+    QTemporaryDir dir{QStringLiteral(DICE_BIN_DIR "/secret-XXXXXX")};
+    std::string path;
+    std::string marker = "DICE_SECRET_7c1f09e2";
+    Secret() {
+        path = dir.filePath("secret.h").toStdString();
+        std::ofstream(path) << marker << " = 1;\n" << marker << " broken(\n";
+    }
+};
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    return text.replace(text.find(from), from.size(), to);
+}
+
+// Everything a result says, as its JSON.
+std::string everything(const EvaluationResult& r) {
+    return toJson(r).dump();
 }
 
 } // namespace
@@ -254,6 +302,236 @@ private Q_SLOTS:
         QVERIFY(!r.diagnostics.empty());
         QCOMPARE(r.diagnostics[0].file, std::string("broken.dice"));
         QCOMPARE(r.diagnostics[0].line, 5);
+    }
+
+    // Host code that reaches for the host's files is refused from its graph, which then never
+    // runs: the file is not written, the read file's bytes are not in the verdict.
+    void hostCodeNeverTouchesFiles() {
+        if (!NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        qputenv("DICE_DISABLE_CUDA_DRIVER", "1");
+        NativeEvaluator evaluator;
+        QTemporaryDir dir(QStringLiteral(DICE_BIN_DIR "/save-XXXXXX"));
+        const std::string target = dir.filePath("written.pt").toStdString();
+        for (const std::string& what : {std::string("x"), std::string("x.size(0)")}) {
+            const auto r = evaluator.evaluate(
+                task("relu"), reluWith("    torch.save(" + what + ", \"" + target + "\")\n"),
+                "save.dice", {});
+            QVERIFY2(r.verdict == Verdict::InvalidCandidate, r.message.c_str());
+            QVERIFY2(r.message.find("aten::save (line 10)") != std::string::npos,
+                     r.message.c_str());
+            QVERIFY(!std::filesystem::exists(target));
+        }
+        const auto saved = evaluator.evaluate(task("relu"), resource("hacks/host_save_file.dice"),
+                                              "host_save_file.dice", {});
+        QVERIFY2(saved.verdict == Verdict::InvalidCandidate, saved.message.c_str());
+
+        Secret secret;
+        const auto read = evaluator.evaluate(task("relu"),
+                                             reluWith("    v = torch.from_file(\"" + secret.path +
+                                                      "\", False, 16, dtype=0)\n"
+                                                      "    data: List[int] = v.tolist()\n"
+                                                      "    assert False, str(data)\n"),
+                                             "read.dice", {});
+        QVERIFY2(read.verdict == Verdict::InvalidCandidate, read.message.c_str());
+        QVERIFY2(read.message.find("aten::from_file") != std::string::npos, read.message.c_str());
+        QVERIFY2(read.message.find("prim::tolist") != std::string::npos, read.message.c_str());
+        // The marker's bytes as from_file would read them, and as tolist would print them.
+        QVERIFY(everything(read).find(secret.marker) == std::string::npos);
+        QVERIFY(everything(read).find("68, 73, 67, 69") == std::string::npos);
+        const auto passwd = evaluator.evaluate(task("relu"), resource("hacks/host_read_file.dice"),
+                                               "host_read_file.dice", {});
+        QVERIFY2(passwd.verdict == Verdict::InvalidCandidate, passwd.message.c_str());
+        QVERIFY(everything(passwd).find("root:x") == std::string::npos);
+    }
+
+    // Deny by default: an operator on no list is refused even where it touches no tensor, and
+    // the graph is never run. torch.manual_seed would reseed this very process's generator.
+    void unlistedOperatorsNeverRun() {
+        if (!NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        qputenv("DICE_DISABLE_CUDA_DRIVER", "1");
+        NativeEvaluator evaluator;
+        torch::manual_seed(7);
+        const at::Tensor expected = torch::rand({8});
+        torch::manual_seed(7);
+        const auto r = evaluator.evaluate(task("relu"), reluWith("    torch.manual_seed(1234)\n"),
+                                          "seed.dice", {});
+        const at::Tensor drawn = torch::rand({8});
+        QVERIFY2(r.verdict == Verdict::InvalidCandidate, r.message.c_str());
+        QVERIFY2(r.message.find("aten::manual_seed (line 10)") != std::string::npos,
+                 r.message.c_str());
+        QVERIFY(!r.hasFlag("fallback"));
+        QVERIFY(torch::equal(drawn, expected));
+
+        // A PyTorch operator that computes is refused the same way, and flagged as a fallback.
+        const auto relu = evaluator.evaluate(
+            task("relu"), resource("hacks/fallback_torch_ops.dice"), "fallback_torch_ops.dice", {});
+        QVERIFY2(relu.verdict == Verdict::InvalidCandidate, relu.message.c_str());
+        QVERIFY(relu.hasFlag("fallback"));
+        QVERIFY(!relu.countsAsCorrect(false));
+
+        // Allocations name the inputs' device; one that names another is refused.
+        for (const char* device : {"", ", device=torch.device(\"cpu\")"}) {
+            const auto cpu =
+                evaluator.evaluate(task("relu"),
+                                   reluWith(std::string("    spill = torch.zeros([x.numel(), 64]") +
+                                            device + ")\n    assert spill.size(1) == 64\n"),
+                                   "cpu.dice", {});
+            QVERIFY2(cpu.verdict == Verdict::InvalidCandidate, cpu.message.c_str());
+            QVERIFY2(cpu.message.find("device=x.device") != std::string::npos, cpu.message.c_str());
+        }
+    }
+
+    // Device code includes the toolkit's headers and nothing else of the host, whichever way the
+    // path is written; the file's content never appears in what comes back.
+    void deviceCodeIncludesOnlyTheToolkit() {
+        if (!NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        const std::string include = NvrtcCompiler::cudaIncludeDirectory();
+        if (include.empty())
+            QSKIP("no CUDA include folder");
+        NativeEvaluator evaluator;
+        Secret secret;
+        std::string up;
+        for (const auto& part : std::filesystem::path(include))
+            if (part != "/")
+                up += "../";
+        const std::vector<std::string> attempts = {
+            "#include \"" + secret.path + "\"\n",
+            "#include \"" + up + secret.path.substr(1) + "\"\n",
+            "#include <" + up + secret.path.substr(1) + ">\n",
+            "#include \"/etc/hostname\"\n",
+            "#include \"../x.h\"\n",
+            "#include <stdio.h>\n",
+            "#define SECRET \"" + secret.path + "\"\n#include SECRET\n",
+            "%:inc\\\nlude \"" + secret.path + "\"\n",
+            "/* two\n lines */ #include \"" + secret.path + "\"\n",
+            "#if __has_include(\"" + secret.path + "\")\n#endif\n",
+        };
+        for (const auto& attempt : attempts) {
+            const auto r = evaluator.compile(task("relu"), reluIncluding(attempt), "inc.dice", {});
+            QVERIFY2(r.verdict == Verdict::CompileError, (attempt + r.message).c_str());
+            QVERIFY2(everything(r).find(secret.marker) == std::string::npos, attempt.c_str());
+            QCOMPARE(r.diagnostics.size(), size_t(1));
+            QVERIFY2(r.diagnostics[0].line == 2 || r.diagnostics[0].line == 3,
+                     (attempt + r.diagnostics[0].message).c_str());
+        }
+        for (const char* hack : {"include_absolute_path", "include_parent_path",
+                                 "include_through_macro", "include_host_header"}) {
+            const auto r =
+                evaluator.compile(task("relu"), resource(std::string("hacks/") + hack + ".dice"),
+                                  std::string(hack) + ".dice", {});
+            QVERIFY2(r.verdict == Verdict::CompileError, (hack + (": " + r.message)).c_str());
+            QVERIFY2(everything(r).find("root:") == std::string::npos, hack);
+        }
+        // The toolkit's own headers still compile.
+        const auto half = evaluator.compile(
+            task("relu"), reluIncluding("#include <cuda_fp16.h>\n#include \"cuda_bf16.h\"\n"),
+            "half.dice", {});
+        QVERIFY2(half.verdict == Verdict::NotRun, half.message.c_str());
+    }
+
+    // What host code allocates is counted on meta tensors before any memory is taken.
+    void hostAllocationsAreBounded() {
+        if (!NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        NativeEvaluator evaluator;
+        const auto bomb =
+            evaluator.compile(task("relu"), resource("hacks/host_allocation_bomb.dice"),
+                              "host_allocation_bomb.dice", {});
+        QVERIFY2(bomb.verdict == Verdict::RuntimeError, bomb.message.c_str());
+        QVERIFY2(bomb.message.find("allocates 70.00 GiB per call on the bench preset") !=
+                     std::string::npos,
+                 bomb.message.c_str());
+        // 1.5 GiB of scratch on the small preset, within what a process would grant.
+        const auto scratch = evaluator.compile(
+            task("relu"),
+            reluWith("    s = torch.empty([3 << 27], dtype=x.dtype, device=x.device)\n"
+                     "    assert s.size(0) > 0\n"),
+            "scratch.dice", {});
+        QVERIFY2(scratch.verdict == Verdict::RuntimeError, scratch.message.c_str());
+        // Scratch within the budget is fine.
+        const auto fine = evaluator.compile(
+            task("relu"),
+            reluWith("    s = torch.empty([1 << 20], dtype=x.dtype, device=x.device)\n"
+                     "    assert s.size(0) > 0\n"),
+            "fine.dice", {});
+        QVERIFY2(fine.verdict == Verdict::NotRun, fine.message.c_str());
+    }
+
+    // Without a GPU, a wrong output is found by the dry run on meta tensors: incorrect.
+    void wrongOutputsAreIncorrectWithoutAGpu() {
+        if (!NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        qputenv("DICE_DISABLE_CUDA_DRIVER", "1");
+        NativeEvaluator evaluator;
+        const auto shape =
+            evaluator.evaluate(task("sum_dim"), resource("hacks/wrong_output_shape.dice"),
+                               "wrong_output_shape.dice", {});
+        QVERIFY2(shape.verdict == Verdict::Incorrect, shape.message.c_str());
+        QVERIFY2(shape.message.find("shape [128, 4096, 4095], expected [128, 1, 4095]") !=
+                     std::string::npos,
+                 shape.message.c_str());
+        const auto dtype = evaluator.evaluate(
+            task("relu"), replaced(reluWith(""), "return y", "return torch.empty_like(y, dtype=5)"),
+            "dtype.dice", {});
+        QVERIFY2(dtype.verdict == Verdict::Incorrect, dtype.message.c_str());
+        QVERIFY2(dtype.message.find("dtype Half, expected Float") != std::string::npos,
+                 dtype.message.c_str());
+        const auto arity = evaluator.evaluate(
+            task("relu"),
+            replaced(replaced(reluWith(""), "-> Tensor:", "-> Tuple[Tensor, Tensor]:"), "return y",
+                     "return y, torch.empty_like(y)"),
+            "arity.dice", {});
+        QVERIFY2(arity.verdict == Verdict::Incorrect, arity.message.c_str());
+        QVERIFY2(arity.message.find("returned 2 tensors") != std::string::npos,
+                 arity.message.c_str());
+        // A convolution has no meta kernel in every LibTorch; where it has none, the small
+        // preset's layout comes from a run on CPU tensors.
+        const auto conv = evaluator.evaluate(
+            task("conv2d"), replaced(resource("solutions/conv2d.dice"), "ho = h - 2", "ho = h - 1"),
+            "conv.dice", {});
+        QVERIFY2(conv.verdict == Verdict::Incorrect, conv.message.c_str());
+        QVERIFY2(conv.message.find("expected [") != std::string::npos, conv.message.c_str());
+    }
+
+    // The other side of the same checks: every built-in solution passes them, on both presets.
+    void everySolutionPassesTheChecksWithoutAGpu() {
+        if (!NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        NativeEvaluator evaluator;
+        int checked = 0;
+        for (const auto& entry : std::filesystem::directory_iterator(std::string(DICE_SOURCE_DIR) +
+                                                                     "/resources/solutions")) {
+            const std::string name = entry.path().stem().string();
+            const auto r = evaluator.compile(task(name), readTextFile(entry.path().string()),
+                                             name + ".dice", {});
+            QVERIFY2(r.verdict == Verdict::NotRun, (name + ": " + r.message).c_str());
+            QVERIFY2(!r.hasFlag("fallback") && !r.hasFlag("lazy_output"), name.c_str());
+            ++checked;
+        }
+        QVERIFY(checked >= 40);
+    }
+
+    // The synthetic corpus's host code, which the model learns the dialect from, stays inside it.
+    void corpusHostCodeStaysInsideTheDialect() {
+        SynthOptions options;
+        options.variantsPerFamily = 2;
+        int checked = 0;
+        for (const auto& t : synthesizeTasks(options)) {
+            const auto program =
+                HostProgram::compile(parseNativeCandidate(t.solution, t.task.name + ".dice"));
+            const auto& a = program.analysis();
+            auto first = [&](const std::vector<HostOperatorUse>& uses) {
+                return t.task.name + ": " + (uses.empty() ? std::string() : uses.front().op);
+            };
+            QVERIFY2(a.violations.empty(), first(a.violations).c_str());
+            QVERIFY2(a.fallbacks.empty(), first(a.fallbacks).c_str());
+            QVERIFY2(a.refused.empty(), first(a.refused).c_str());
+            ++checked;
+        }
+        QVERIFY(checked >= 49);
     }
 
     void catchesTheHacksThatNeedNoGpu() {

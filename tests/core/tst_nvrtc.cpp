@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/file_util.h"
 #include "core/cuda/compile_log_parser.h"
+#include "core/cuda/header_policy.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/model/decode_kernels.h"
 
+#include <QTemporaryDir>
 #include <QtTest>
+
+#include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -107,6 +112,67 @@ private Q_SLOTS:
         QCOMPARE(d.column, 22);
         QVERIFY(d.message.find("missing_name") != std::string::npos);
         QVERIFY(result.cubin.empty());
+    }
+
+    // Every NvrtcCompiler (the worker's, the CLI's, the GUI's compile service) hands NVRTC only
+    // sources that include the toolkit's headers: a file of the host is never opened, so its
+    // content cannot come back in the log.
+    void includesReachOnlyTheToolkit() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        QTemporaryDir dir(QStringLiteral(DICE_BIN_DIR "/include-XXXXXX"));
+        const std::string secret = dir.filePath("secret.h").toStdString();
+        const std::string marker = "DICE_SECRET_b40e6d11";
+        std::ofstream(secret) << marker << " broken(\n";
+        dice::NvrtcCompiler compiler;
+        for (const std::string& line :
+             {"#include \"" + secret + "\"", "# include <" + secret + ">",
+              std::string("#include \"/etc/hostname\""), std::string("#include \"../x.h\""),
+              std::string("#include <stdio.h>")}) {
+            const auto result =
+                compiler.compile("// first\n" + line + "\n__global__ void k() {}\n", "k.cu");
+            QVERIFY2(!result.ok, line.c_str());
+            QCOMPARE(result.errorCount(), 1);
+            QCOMPARE(result.diagnostics[0].line, 2);
+            QCOMPARE(result.diagnostics[0].file, std::string("k.cu"));
+            QVERIFY2(result.log.find(marker) == std::string::npos, result.log.c_str());
+            QVERIFY2(result.diagnostics[0].message.find("is not allowed") != std::string::npos,
+                     result.diagnostics[0].message.c_str());
+        }
+        // The toolkit's headers, libcu++'s among them, compile.
+        const auto toolkit =
+            compiler.compile("#include <cuda_fp16.h>\n#include <cuda/std/cstdint>\n"
+                             "__global__ void k(cuda::std::int32_t* p) {}\n",
+                             "k.cu");
+        QVERIFY2(toolkit.ok, toolkit.log.c_str());
+    }
+
+    // What counts as a toolkit header: a name of the toolkit's families, a regular file inside
+    // the folder, reached without leaving it.
+    void toolkitHeadersAreNamedAndInside() {
+        namespace fs = std::filesystem;
+        QTemporaryDir dir(QStringLiteral(DICE_BIN_DIR "/toolkit-XXXXXX"));
+        const fs::path root = dir.filePath("include").toStdString();
+        fs::create_directories(root / "cuda" / "std");
+        std::ofstream(root / "cuda_fp16.h") << "\n";
+        std::ofstream(root / "cuda" / "std" / "cstdint") << "\n";
+        std::ofstream(root / "stdio.h") << "\n";
+        const fs::path outside = dir.filePath("outside.h").toStdString();
+        std::ofstream(outside) << "\n";
+        fs::create_symlink(outside, root / "cuda_leak.h");
+        fs::create_directories(root / "cuda_dir.h");
+        const std::string r = root.string();
+        QVERIFY(dice::isToolkitHeader("cuda_fp16.h", r));
+        QVERIFY(dice::isToolkitHeader("cuda/std/cstdint", r));
+        QVERIFY(!dice::isToolkitHeader("stdio.h", r));     // not the toolkit's, though inside
+        QVERIFY(!dice::isToolkitHeader("cuda_leak.h", r)); // a link that leads out
+        QVERIFY(!dice::isToolkitHeader("cuda_dir.h", r));  // not a regular file
+        QVERIFY(!dice::isToolkitHeader("cuda_bf16.h", r)); // absent
+        QVERIFY(!dice::isToolkitHeader("cuda/../cuda_fp16.h", r));
+        QVERIFY(!dice::isToolkitHeader("./cuda_fp16.h", r));
+        QVERIFY(!dice::isToolkitHeader(r + "/cuda_fp16.h", r));
+        QVERIFY(!dice::isToolkitHeader("cuda_fp16.h", ""));
+        QVERIFY(!dice::isToolkitHeader("cuda_fp16.h\"x", r));
     }
 
     void compilesToPtxAndCubinWithResources() {

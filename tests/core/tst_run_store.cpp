@@ -215,7 +215,7 @@ private Q_SLOTS:
     // one per evaluator check, with the candidate's source from the data folder, the file's date,
     // device and driver, and its timings intact.
     void importsTheH200SelfTest() {
-        const std::string path = DICE_SOURCE_DIR "/bench/results/selftest-nvidia-h200.json";
+        const std::string path = DICE_TEST_FIXTURES "/store/selftest-nvidia-h200.json";
         const ImportedRuns imported = importRuns(readTextFile(path), "selftest-nvidia-h200.json",
                                                  DICE_SOURCE_DIR "/resources");
         QCOMPARE(imported.runs.size(), std::size_t(17));    // 3 solutions and 14 hacks

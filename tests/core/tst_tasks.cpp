@@ -133,6 +133,18 @@ private Q_SLOTS:
         QTest::newRow("file escape")
             << R"({"parameters": [{"name": "w", "shape": [1], "init": {"kind": "file", "file": "../x", "tensor": "w"}}]})"
             << "must be a file name beside the task file";
+        // A small preset of 20 GiB would be drawn in every dry run and CPU test.
+        QTest::newRow("small 20 GiB")
+            << R"({"presets": {"small": {"B": 40960, "D": 65536}}})"
+            << "presets.small: its inputs and parameters take 20.00 GiB; a preset may ask for at "
+               "most 1.00 GiB";
+        QTest::newRow("bench 40 GiB")
+            << R"({"presets": {"bench": {"B": 81920, "D": 65536}}})"
+            << "presets.bench: its inputs and parameters take 40.00 GiB; a preset may ask for at "
+               "most 32.00 GiB";
+        QTest::newRow("bench overflow")
+            << R"({"presets": {"bench": {"B": 4000000000000, "D": 4000000000000}}})"
+            << "presets.bench: its inputs and parameters take";
     }
 
     void rejectsBadFilesWithClearMessages() {

@@ -651,10 +651,12 @@ private Q_SLOTS:
                  std::string("ok"));
         const pid_t first = worker.pid();
         // Stopped, the worker is alive when the request goes out and cannot read it; it is
-        // killed while the request waits in the pipe.
+        // killed while the request waits in the pipe. The wait is long enough for the request
+        // to be written first on a loaded machine (with 0.5 s, two parallel builds beside the
+        // suite let the kill come first, and the request then went to a fresh worker unsent).
         ::kill(first, SIGSTOP);
         std::thread killer([first] {
-            std::this_thread::sleep_for(std::chrono::milliseconds(500));
+            std::this_thread::sleep_for(std::chrono::milliseconds(3000));
             ::kill(first, SIGKILL);
         });
         const auto reply = worker.call("hello", json::object(), 30000);

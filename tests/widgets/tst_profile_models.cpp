@@ -28,7 +28,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kSelfTest = DICE_SOURCE_DIR "/bench/results/selftest-nvidia-h200.json";
+constexpr const char* kSelfTest = DICE_TEST_FIXTURES "/store/selftest-nvidia-h200.json";
 
 QStringList columnOf(const QAbstractItemModel& model, int column, int role = Qt::DisplayRole) {
     QStringList values;

@@ -1,0 +1,313 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The untrusted side of the KernelBench dialect: runs one answer inside the sandbox.
+
+kernelbench_worker.py starts this program through dice-sandbox (kernelbench_sandbox.py) for each
+evaluation. It runs the answer's code (which builds its extension with load_inline), builds
+ModelNew, and calls it on the inputs the worker placed in a shared memory file, writing the
+outputs back there. It answers with JSON lines on the replies descriptor; whatever it says is
+data to the worker, which makes the inputs, compares the outputs and decides the verdict
+(docs/sandbox.md).
+
+  kernelbench_answer.py --requests FD --replies FD --shared FD
+  kernelbench_answer.py --prebuild FILE --build-dir DIR     (compile only, print a JSON report)
+
+DIR (and the "build_dir" of a load request) is the answer's own build folder, the one the
+sandbox lets it write.
+
+Requests, one JSON object per line:
+  {"op": "load", "source", "build_dir", "device", "seed", "init_inputs"}
+  {"op": "forward", "seed", "inputs", "outputs", "inputs_back"}
+  {"op": "time", "inputs", "warmups", "trials", "flush_bytes"}, answered "ready" after the
+      warm-ups, then {"op": "go"}, answered with the times
+  {"op": "exit"}
+An argument is {"kind": "tensor", "dtype", "shape", "offset", "nbytes"} (bytes in the shared
+file) or {"kind": "value", "value"}.
+"""
+
+import json
+import mmap
+import os
+import sys
+import threading
+import time
+import traceback
+
+
+def set_build_environment():
+    """The same compiler settings for --prebuild and for the evaluation, so that ninja finds the
+    prebuilt extension up to date instead of building it again."""
+    import torch
+    os.environ.setdefault("TORCH_USE_CUDA_DSA", "1")
+    if "TORCH_CUDA_ARCH_LIST" not in os.environ and torch.cuda.is_available():
+        major, minor = torch.cuda.get_device_capability()
+        os.environ["TORCH_CUDA_ARCH_LIST"] = "%d.%d" % (major, minor)
+
+
+def traceback_line(error):
+    line = 0
+    for frame in traceback.extract_tb(error.__traceback__):
+        if frame.filename == "candidate.py":
+            line = frame.lineno or 0
+    return line
+
+
+def describe(error):
+    text = str(error).strip()
+    return text.splitlines()[-1] if text else type(error).__name__
+
+
+def is_cuda_fault(error):
+    return "CUDA" in str(error) or "cuda" in type(error).__name__.lower()
+
+
+def thread_count():
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return threading.active_count()
+
+
+def set_seed(seed):
+    import torch
+    torch.manual_seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed(seed)
+
+
+def flatten(value):
+    import torch
+    if isinstance(value, (tuple, list)):
+        out = []
+        for v in value:
+            out.extend(flatten(v))
+        return out
+    return [value] if isinstance(value, torch.Tensor) or value is not None else []
+
+
+def storage_bytes(tensor):
+    try:
+        return tensor.untyped_storage().nbytes()
+    except AttributeError:
+        return tensor.storage().nbytes()
+
+
+class Answer:
+    def __init__(self, shared_fd, replies_fd):
+        self.shared_fd = shared_fd
+        self.shared = mmap.mmap(shared_fd, 0) if os.fstat(shared_fd).st_size else None
+        self.replies = os.fdopen(replies_fd, "w", encoding="utf-8", buffering=1)
+        self.model = None
+        self.device = None
+
+    def reply(self, **body):
+        self.replies.write(json.dumps(body, allow_nan=True, default=str) + "\n")
+        self.replies.flush()
+
+    def region(self, spec):
+        import torch
+        end = int(spec["offset"]) + int(spec["nbytes"])
+        if self.shared is None or len(self.shared) < end:
+            # The worker grows the file as bigger inputs come; map it again at its new size.
+            self.shared = mmap.mmap(self.shared_fd, 0)
+        dtype = getattr(torch, spec["dtype"])
+        if int(spec["nbytes"]) == 0:
+            return torch.empty(spec["shape"], dtype=dtype)
+        raw = torch.frombuffer(self.shared, dtype=torch.uint8, count=int(spec["nbytes"]),
+                               offset=int(spec["offset"]))
+        return raw.view(dtype).view(spec["shape"]) if spec["shape"] else raw.view(dtype)[0]
+
+    def argument(self, spec):
+        if spec["kind"] == "value":
+            return spec["value"]
+        tensor = self.region(spec).clone()
+        return tensor.to(self.device) if spec.get("on_device", True) else tensor
+
+    def arguments(self, specs):
+        return [self.argument(s) for s in specs]
+
+    def synchronize(self):
+        import torch
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+
+    def load(self, request):
+        import torch
+        self.device = torch.device(request["device"])
+        if self.device.type == "cuda":
+            torch.cuda.set_device(self.device)
+        source = request["source"]
+        os.environ["TORCH_EXTENSIONS_DIR"] = request["build_dir"]
+        set_build_environment()
+        namespace = {"__name__": "dice_candidate", "__file__": "candidate.py"}
+        started = time.perf_counter()
+        try:
+            exec(compile(source, "candidate.py", "exec"), namespace)  # noqa: S102
+        except BaseException as e:  # noqa: BLE001 - SystemExit from an answer is a failure too
+            return self.reply(ok=False, stage="compile", error=describe(e),
+                              error_type=type(e).__name__, line=traceback_line(e),
+                              compile_ms=(time.perf_counter() - started) * 1000.0)
+        compile_ms = (time.perf_counter() - started) * 1000.0
+        model_new = namespace.get("ModelNew")
+        if model_new is None:
+            return self.reply(ok=False, stage="define", error="the candidate defines no ModelNew",
+                              compile_ms=compile_ms)
+        init_inputs = self.arguments(request["init_inputs"])
+        try:
+            set_seed(int(request["seed"]))
+            self.model = model_new(*init_inputs).to(self.device)
+            self.synchronize()
+        except BaseException as e:  # noqa: BLE001
+            return self.reply(ok=False, stage="construct", error=describe(e),
+                              fault=is_cuda_fault(e), compile_ms=compile_ms)
+        return self.reply(ok=True, compile_ms=compile_ms)
+
+    def forward(self, request):
+        import torch
+        inputs = self.arguments(request["inputs"])
+        try:
+            with torch.no_grad():
+                set_seed(int(request["seed"]))
+                actual = self.model(*inputs)
+                self.synchronize()
+        except BaseException as e:  # noqa: BLE001
+            return self.reply(ok=False, error=describe(e), fault=is_cuda_fault(e))
+        outputs = flatten(actual)
+        facts = []
+        wanted = request["outputs"]
+        for index, value in enumerate(outputs):
+            fact = {"type": type(value).__name__, "plain": type(value) is torch.Tensor}
+            if isinstance(value, torch.Tensor):
+                fact.update(device=str(value.device), dtype=str(value.dtype).replace("torch.", ""),
+                            shape=list(value.shape))
+                needed = value.element_size() * (value.storage_offset() + max(
+                    [(s - 1) * st for s, st in zip(value.shape, value.stride())] + [0]) + 1) \
+                    if value.numel() else 0
+                fact["storage_ok"] = storage_bytes(value) >= needed
+                if index < len(wanted) and fact["dtype"] == wanted[index]["dtype"] and \
+                        fact["shape"] == list(wanted[index]["shape"]):
+                    self.region(wanted[index]).copy_(value.detach().reshape(value.shape))
+                    fact["written"] = True
+            facts.append(fact)
+        for spec, value in zip(request.get("inputs_back", []), inputs):
+            if spec and isinstance(value, torch.Tensor):
+                self.region(spec).copy_(value)
+        self.synchronize()
+        return self.reply(ok=True, outputs=facts)
+
+    def time(self, request):
+        """KernelBench's CUDA-event timing, with a device-wide synchronisation before the end
+        event. The worker checks these figures against the time the whole request took."""
+        import torch
+        inputs = self.arguments(request["inputs"])
+        warmups = int(request["warmups"])
+        trials = int(request["trials"])
+        threads_before = thread_count()
+        cuda = self.device.type == "cuda"
+        flush = torch.empty(int(request["flush_bytes"]) // 8, dtype=torch.int64,
+                            device=self.device) if cuda else None
+        samples = []
+        try:
+            with torch.no_grad():
+                for _ in range(warmups):
+                    self.model(*inputs)
+                    self.synchronize()
+                if cuda:
+                    torch.cuda.empty_cache()
+                # The worker times from here: it says go once the inputs are in place and the
+                # warm-ups are done.
+                self.reply(ok=True, ready=True)
+                go = json.loads(self.requests.readline() or "{}")
+                if go.get("op") != "go":
+                    return self.reply(ok=False, error="the timing was not started")
+                for index in range(trials + 1):
+                    if cuda:
+                        torch.cuda.synchronize(self.device)
+                        start = torch.cuda.Event(enable_timing=True)
+                        end = torch.cuda.Event(enable_timing=True)
+                        flush.zero_()
+                        start.record()
+                        self.model(*inputs)
+                        torch.cuda.synchronize(self.device)
+                        end.record()
+                        end.synchronize()
+                        elapsed = start.elapsed_time(end)
+                    else:
+                        began = time.perf_counter()
+                        self.model(*inputs)
+                        elapsed = (time.perf_counter() - began) * 1000.0
+                    samples.append(elapsed)
+        except BaseException as e:  # noqa: BLE001
+            return self.reply(ok=False, error=describe(e), fault=is_cuda_fault(e))
+        # Every trial's time, the first (which KernelBench leaves out) included: the worker
+        # accounts for all of them.
+        return self.reply(ok=True, samples_ms=samples,
+                          threads_started=max(0, thread_count() - threads_before))
+
+    def serve(self, requests_fd):
+        self.requests = os.fdopen(requests_fd, "r", encoding="utf-8")
+        for line in self.requests:
+            request = json.loads(line)
+            op = request.get("op")
+            if op == "exit":
+                return
+            if op == "load":
+                self.load(request)
+            elif op == "forward":
+                self.forward(request)
+            elif op == "time":
+                self.time(request)
+            else:
+                self.reply(ok=False, error="unknown request %r" % op)
+
+
+def prebuild(path, build_dir):
+    """Compiles an answer's extension into the folder its evaluation will use."""
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    os.environ["TORCH_EXTENSIONS_DIR"] = build_dir
+    set_build_environment()
+    started = time.perf_counter()
+    report = {"ok": False, "compile_ms": 0.0, "message": ""}
+    try:
+        exec(compile(source, "candidate.py", "exec"),  # noqa: S102
+             {"__name__": "dice_candidate", "__file__": "candidate.py"})
+        report["ok"] = True
+        report["message"] = "built"
+    except BaseException as e:  # noqa: BLE001
+        report["message"] = "does not compile: %s" % describe(e)
+    report["compile_ms"] = (time.perf_counter() - started) * 1000.0
+    return report
+
+
+def option(argv, name):
+    if name not in argv or argv.index(name) + 1 >= len(argv):
+        return None
+    return argv[argv.index(name) + 1]
+
+
+def main(argv):
+    if "--prebuild" in argv:
+        path, build_root = option(argv, "--prebuild"), option(argv, "--build-dir")
+        if not path or not build_root:
+            print("usage: kernelbench_answer.py --prebuild FILE --build-dir DIR", file=sys.stderr)
+            return 2
+        # The report gets stdout to itself; whatever the answer and its build print goes to stderr.
+        sys.stdout.flush()
+        report_fd = os.dup(1)
+        os.dup2(2, 1)
+        report = prebuild(path, build_root)
+        sys.stdout.flush()
+        os.write(report_fd, (json.dumps(report) + "\n").encode("utf-8"))
+        return 0 if report["ok"] else 1
+    fds = [option(argv, n) for n in ("--requests", "--replies", "--shared")]
+    if not all(fd and fd.isdigit() for fd in fds):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    requests_fd, replies_fd, shared_fd = (int(fd) for fd in fds)
+    Answer(shared_fd, replies_fd).serve(requests_fd)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

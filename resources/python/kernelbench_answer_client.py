@@ -1,0 +1,240 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The trusted side's handle on one sandboxed answer process (kernelbench_answer.py).
+
+The worker keeps the inputs, the reference's outputs and the timing of the reference to itself;
+the answer's process gets copies of the inputs in a shared memory file and writes its outputs
+there. Nothing it sends is unpickled or executed: replies are bounded JSON lines whose fields are
+checked before use, and outputs are raw bytes read at the shapes and dtypes the worker expects.
+"""
+
+import json
+import mmap
+import os
+import select
+import subprocess
+import time
+
+import kernelbench_sandbox
+
+REPLY_LIMIT = 1 << 20
+LOG_TAIL_BYTES = 64 * 1024
+ALIGNMENT = 256
+
+
+class AnswerFailed(Exception):
+    """The answer's process died, hung up, or broke its protocol."""
+
+
+def dtype_name(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+class SharedFile:
+    """A memory file both processes map; the worker lays out each request's tensors in it."""
+
+    def __init__(self):
+        self.fd = os.memfd_create("dice-kernelbench-exchange", 0)
+        self.size = 0
+        self.map = None
+        self.cursor = 0
+
+    def reset(self):
+        self.cursor = 0
+
+    def reserve(self, nbytes):
+        offset = (self.cursor + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+        self.cursor = offset + nbytes
+        if self.cursor > self.size:
+            self.size = max(self.cursor, self.size * 2, 1 << 20)
+            os.ftruncate(self.fd, self.size)
+            self.map = mmap.mmap(self.fd, self.size)
+        return offset
+
+    def view(self, offset, nbytes, dtype, shape):
+        import torch
+        if nbytes == 0:
+            return torch.empty(shape, dtype=dtype)
+        raw = torch.frombuffer(self.map, dtype=torch.uint8, count=nbytes, offset=offset)
+        return raw.view(dtype).view(shape)
+
+    def put(self, tensor, on_device=True):
+        tensor = tensor.detach()
+        nbytes = tensor.numel() * tensor.element_size()
+        offset = self.reserve(nbytes)
+        self.view(offset, nbytes, tensor.dtype, list(tensor.shape)).copy_(tensor)
+        return {"kind": "tensor", "dtype": dtype_name(tensor.dtype), "shape": list(tensor.shape),
+                "offset": offset, "nbytes": nbytes, "on_device": on_device}
+
+    def slot(self, like, fill=None):
+        """Room for a tensor shaped like `like`, filled with `fill` (NaN poison, say)."""
+        nbytes = like.numel() * like.element_size()
+        offset = self.reserve(nbytes)
+        spec = {"kind": "tensor", "dtype": dtype_name(like.dtype), "shape": list(like.shape),
+                "offset": offset, "nbytes": nbytes}
+        if fill is not None and nbytes:
+            self.read(spec).fill_(fill)
+        return spec
+
+    def read(self, spec):
+        import torch
+        return self.view(spec["offset"], spec["nbytes"], getattr(torch, spec["dtype"]),
+                         spec["shape"])
+
+    def close(self):
+        self.map = None
+        os.close(self.fd)
+
+
+def encode_arguments(shared, values, on_device):
+    """The specs of a list of inputs; non-tensor inputs travel as JSON values."""
+    import torch
+    specs = []
+    for value in values:
+        if isinstance(value, torch.Tensor):
+            specs.append(shared.put(value, on_device))
+            continue
+        try:
+            json.dumps(value, allow_nan=True)
+        except (TypeError, ValueError):
+            raise AnswerFailed("an input of type %s cannot be handed to the answer's process" %
+                               type(value).__name__)
+        specs.append({"kind": "value", "value": value})
+    return specs
+
+
+class AnswerProcess:
+    """One sandboxed kernelbench_answer.py, started for one evaluation and ended with it."""
+
+    def __init__(self, sandbox_program, build_dir, scripts_dir, python, gpu):
+        """build_dir is the answer's own folder (one per source text): the only place it may
+        write, so that no answer can plant files in another's build."""
+        self.shared = SharedFile()
+        self.log_path = os.path.join(build_dir, "answer.log")
+        requests_read, self.requests = os.pipe()
+        self.replies, replies_write = os.pipe()
+        report_read, report_write = os.pipe()
+        policy = kernelbench_sandbox.policy([build_dir], readable=[scripts_dir], gpu=gpu)
+        child_fds = (requests_read, replies_write, self.shared.fd, report_write)
+        argv = [python, os.path.join(scripts_dir, "kernelbench_answer.py"),
+                "--requests", str(requests_read), "--replies", str(replies_write),
+                "--shared", str(self.shared.fd)]
+        os.makedirs(build_dir, exist_ok=True)
+        log = open(self.log_path, "wb")
+        try:
+            self.process = subprocess.Popen(
+                kernelbench_sandbox.command(sandbox_program, policy, argv, report_write),
+                stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=child_fds,
+                env=kernelbench_sandbox.environment(build_dir), close_fds=True)
+        finally:
+            log.close()
+            for fd in (requests_read, replies_write, report_write):
+                os.close(fd)
+        self.buffer = b""
+        self.sandbox = self.read_report(report_read)
+
+    def read_report(self, fd):
+        """What dice-sandbox applied: one JSON line before the program starts."""
+        data = b""
+        while len(data) < REPLY_LIMIT:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+        os.close(fd)
+        try:
+            report = json.loads(data.decode("utf-8", "replace") or "null")
+        except ValueError:
+            report = None
+        if not isinstance(report, dict):
+            self.process.wait()
+            raise AnswerFailed("the sandbox did not start the answer's process: " +
+                               self.log_tail(2000).strip())
+        return report
+
+    def log_tail(self, limit=LOG_TAIL_BYTES):
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                size = f.tell()
+                f.seek(max(0, size - limit))
+                return f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def send(self, request):
+        data = (json.dumps(request, allow_nan=True) + "\n").encode("utf-8")
+        try:
+            while data:
+                written = os.write(self.requests, data)
+                data = data[written:]
+        except (BrokenPipeError, OSError):
+            raise AnswerFailed(self.death())
+
+    def receive(self):
+        """The next reply, a dict; raises AnswerFailed when the process ends or misbehaves."""
+        while b"\n" not in self.buffer:
+            if len(self.buffer) > REPLY_LIMIT:
+                raise AnswerFailed("the answer's process sent more than %d bytes without a line "
+                                   "end" % REPLY_LIMIT)
+            select.select([self.replies], [], [])
+            chunk = os.read(self.replies, 65536)
+            if not chunk:
+                raise AnswerFailed(self.death())
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        try:
+            reply = json.loads(line.decode("utf-8", "replace"))
+        except ValueError:
+            raise AnswerFailed("the answer's process sent a reply that is not JSON")
+        if not isinstance(reply, dict):
+            raise AnswerFailed("the answer's process sent a reply that is not a JSON object")
+        return reply
+
+    def call(self, request):
+        self.send(request)
+        return self.receive()
+
+    def timed_call(self, request):
+        started = time.perf_counter()
+        reply = self.call(request)
+        return reply, (time.perf_counter() - started) * 1000.0
+
+    def death(self):
+        try:
+            code = self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait()
+        how = ("was killed by signal %d" % -code) if code < 0 else ("exited with status %d" % code)
+        tail = self.log_tail(2000).strip().splitlines()[-3:]
+        return "the answer's process %s%s" % (how, (": " + " | ".join(tail)) if tail else "")
+
+    def close(self):
+        if self.process.poll() is None:
+            try:
+                self.send({"op": "exit"})
+            except AnswerFailed:
+                pass
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        for fd in (self.requests, self.replies):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.shared.close()
+
+
+def text(reply, key, limit=4000):
+    value = reply.get(key, "")
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def number(reply, key):
+    value = reply.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0.0
+    return float(value)

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The KernelBench dialect's sandbox against hostile answers, on the CPU (no GPU needed).
+
+Starts resources/python/kernelbench_worker.py with the built dice-sandbox, evaluates every answer
+of tests/fixtures/kernelbench/hostile against its ReLU problem on the CPU, and checks each
+verdict, that nothing was written outside the answer's build folder, that a file of the user's
+did not leak into any reply, and that forged result lines did not reach the client.
+
+  check_answer_sandbox.py DICE_SANDBOX SCRIPTS_DIR FIXTURES_DIR
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SECRET = "the-user's-secret-7f3a9c"
+
+# Answer -> the verdict it must get. None of these may be "correct" or "fallback".
+EXPECTED = {
+    "honest_on_cpu": "fallback",  # the control: right values, computed with PyTorch on a CPU
+    "wrong_values": "incorrect",
+    "escape_and_forge": "runtime_error",
+    "timer_liar": "invalid_candidate",
+    "self_crash": "runtime_error",
+}
+
+
+def main(argv):
+    if len(argv) != 4:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    sandbox, scripts, fixtures = argv[1:]
+    work = tempfile.mkdtemp(prefix="dice-sandbox-test-")
+    outside = os.path.join(work, "outside")
+    os.makedirs(outside)
+    with open(os.path.join(outside, "secret"), "w") as f:
+        f.write(SECRET)
+    failures = []
+    try:
+        worker = subprocess.Popen(
+            [sys.executable, os.path.join(scripts, "kernelbench_worker.py"),
+             "--sandbox-program", sandbox],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        problem = open(os.path.join(fixtures, "problem_relu.py")).read()
+        for request_id, (name, verdict) in enumerate(sorted(EXPECTED.items()), start=7001):
+            source = open(os.path.join(fixtures, name + ".py")).read().replace("OUTSIDE", outside)
+            worker.stdin.write(json.dumps({
+                "protocol": "dice-evald", "version": 1, "id": request_id, "type": "evaluate",
+                "task": name, "reference": problem, "candidate": source,
+                "options": {"device_type": "cpu", "build_dir": os.path.join(work, "build"),
+                            "timing_trials": 20, "warmups": 2}}) + "\n")
+            worker.stdin.flush()
+            while True:
+                line = worker.stdout.readline()
+                if not line:
+                    failures.append("%s: the worker died" % name)
+                    return report(failures)
+                if SECRET in line:
+                    failures.append("%s: the user's file leaked into a reply" % name)
+                reply = json.loads(line)
+                if reply.get("id") != request_id:
+                    failures.append("%s: a reply with id %s reached the client" %
+                                    (name, reply.get("id")))
+                    continue
+                if reply["type"] != "progress":
+                    break
+            if reply["type"] != "result":
+                failures.append("%s: %s" % (name, reply.get("message")))
+                continue
+            evaluation = reply["evaluation"]
+            got = evaluation["verdict"]
+            print("%-17s %-18s %s" % (name, got, evaluation["message"].splitlines()[0][:100]))
+            if got != verdict:
+                failures.append("%s: verdict %s, expected %s (%s)" %
+                                (name, got, verdict, evaluation["message"][:300]))
+            layers = evaluation.get("sandbox") or {}
+            for layer in ("network", "landlock", "seccomp"):
+                if not str(layers.get(layer, "")).startswith(("applied", "isolated")):
+                    print("  note: %s: %s" % (layer, layers.get(layer)))
+            written = sorted(os.listdir(outside))
+            if written != ["secret"]:
+                failures.append("%s: wrote outside its build folder: %s" % (name, written))
+        worker.stdin.close()
+        worker.wait(timeout=60)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return report(failures)
+
+
+def report(failures):
+    for failure in failures:
+        print("FAILED: " + failure)
+    print("%d problem(s)" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
