@@ -4,8 +4,10 @@
 #include "core/tasks/task.h"
 #include "core/worker/evaluator.h"
 
+#include "process_state.h"
 #include <QProcess>
 #include <QTemporaryDir>
+
 #include <QtTest>
 
 #include <signal.h>
@@ -25,20 +27,6 @@ std::string resource(const std::string& relative) {
 
 Task task(const std::string& name) {
     return loadTask(std::string(DICE_SOURCE_DIR) + "/resources/tasks/" + name + ".json");
-}
-
-// Waits until a child that was sent a fatal signal has ended (a zombie not yet reaped), so that
-// a test sees a worker that died while idle and not one that dies while it is sent a request.
-bool waitUntilEnded(pid_t pid) {
-    for (int i = 0; i < 500; ++i) {
-        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-        const std::size_t close = text.rfind(')');
-        if (close == std::string::npos || text.compare(close, 3, ") Z") == 0)
-            return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
 }
 
 EvaluatorOptions workerOptions() {
@@ -164,6 +152,7 @@ private Q_SLOTS:
         Evaluator evaluator(o);
         const auto pid = evaluator.hello()["pid"].get<long long>();
         ::kill(static_cast<pid_t>(pid), SIGSTOP);
+        QVERIFY(dice::test::waitUntilStopped(static_cast<pid_t>(pid)));
         const auto r =
             evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
         QVERIFY2(r.verdict == Verdict::Timeout, r.message.c_str());
@@ -179,7 +168,7 @@ private Q_SLOTS:
         Evaluator evaluator(workerOptions());
         const auto pid = static_cast<pid_t>(evaluator.hello()["pid"].get<long long>());
         ::kill(pid, SIGKILL);
-        QVERIFY(waitUntilEnded(pid));
+        QVERIFY(dice::test::waitUntilEnded(pid));
         const auto r =
             evaluator.evaluate(task("relu"), resource("solutions/relu.dice"), "relu.dice");
         QVERIFY2(r.verdict == Verdict::NotRun && r.compiled, r.message.c_str());

@@ -9,11 +9,14 @@
 #include "core/worker/worker_protocol.h"
 #include "core/worker/worker_service.h"
 
+#include "process_state.h"
+
 #include <QtTest>
 
 #include <poll.h>
 #include <signal.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -196,20 +199,6 @@ private:
     std::string m_out;
     bool m_started = false;
 };
-
-// Waits until a child that was sent a fatal signal has ended (a zombie not yet reaped), so that
-// a test sees a worker that died while idle and not one that dies while it is sent a request.
-bool waitUntilEnded(pid_t pid) {
-    for (int i = 0; i < 500; ++i) {
-        std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-        std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-        const std::size_t close = text.rfind(')');
-        if (close == std::string::npos || text.compare(close, 3, ") Z") == 0)
-            return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
-}
 
 // The peak resident memory of a process, in KiB (VmHWM in /proc/PID/status); -1 when unknown.
 long long peakResidentKiB(pid_t pid) {
@@ -637,7 +626,7 @@ private Q_SLOTS:
                  std::string("ok"));
         const pid_t first = worker.pid();
         ::kill(first, SIGSEGV);
-        QVERIFY(waitUntilEnded(first));
+        QVERIFY(dice::test::waitUntilEnded(first));
         // The death is noticed before the request is sent: a fresh worker answers it.
         const auto reply = worker.call("hello", json::object(), 30000);
         QCOMPARE(dice::toString(reply.status), std::string("ok"));
@@ -655,6 +644,7 @@ private Q_SLOTS:
         // to be written first on a loaded machine (with 0.5 s, two parallel builds beside the
         // suite let the kill come first, and the request then went to a fresh worker unsent).
         ::kill(first, SIGSTOP);
+        QVERIFY(dice::test::waitUntilStopped(first));
         std::thread killer([first] {
             std::this_thread::sleep_for(std::chrono::milliseconds(3000));
             ::kill(first, SIGKILL);
@@ -693,6 +683,7 @@ private Q_SLOTS:
         QCOMPARE(dice::toString(worker.call("hello", json::object(), 30000).status),
                  std::string("ok"));
         ::kill(worker.pid(), SIGSTOP);
+        QVERIFY(dice::test::waitUntilStopped(worker.pid()));
         QElapsedTimer timer;
         timer.start();
         const auto reply = worker.call("hello", json::object(), 300);
