@@ -16,10 +16,12 @@
 #include <cstring>
 #include <iostream>
 #include <string>
+#include <vector>
 
 int main(int argc, char** argv) {
     bool sandbox = true;
     int device = 0;
+    std::vector<std::string> readable;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--version") == 0) {
             std::cout << "dice-evald " << dice::kProductVersion << " (protocol "
@@ -27,14 +29,24 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (std::strcmp(argv[i], "--help") == 0) {
-            std::cout << "usage: dice-evald [--device N] [--no-sandbox]\n\nReads JSON-lines "
-                         "requests on stdin and writes replies on stdout.\n--device N   the GPU "
-                         "this worker owns (default 0)\n--no-sandbox keep the network (no user "
-                         "and network namespace)\n";
+            std::cout << "usage: dice-evald [--device N] [--read FOLDER]... [--no-sandbox]\n\n"
+                         "Reads JSON-lines requests on stdin and writes replies on stdout.\n"
+                         "--device N     the GPU this worker owns (default 0)\n"
+                         "--read FOLDER  a folder the sandboxed worker may read besides the "
+                         "system's\n               (where tasks keep their parameter files)\n"
+                         "--no-sandbox   run unconfined (docs/sandbox.md)\n";
             return 0;
         }
         if (std::strcmp(argv[i], "--no-sandbox") == 0) {
             sandbox = false;
+            continue;
+        }
+        if (std::strcmp(argv[i], "--read") == 0 && i + 1 < argc) {
+            if (argv[++i][0] != '/') {
+                std::cerr << "dice-evald: --read needs an absolute path\n";
+                return 2;
+            }
+            readable.emplace_back(argv[i]);
             continue;
         }
         if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
@@ -53,7 +65,9 @@ int main(int argc, char** argv) {
     if (const char* off = std::getenv("DICE_EVALD_NO_SANDBOX"); off && *off && *off != '0')
         sandbox = false;
     // Before any thread exists: a process with threads cannot enter a new user namespace.
-    const nlohmann::json applied = dice::applyWorkerSandbox(sandbox);
+    const nlohmann::json applied =
+        sandbox ? dice::applyWorkerSandbox(readable)
+                : nlohmann::json{{"state", "switched off (--no-sandbox or DICE_EVALD_NO_SANDBOX)"}};
     const nlohmann::json memory = dice::applyWorkerMemoryCap();
 
     // The protocol gets its own descriptor; whatever else writes to stdout (a library, a

@@ -90,15 +90,30 @@ int main(int argc, char** argv) {
     const pid_t parent = ::getppid();
     if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent)
         return usage("the starting process is gone");
+    const bool requireAll = policy.requireAll;
     const dice::SandboxPlan plan(std::move(policy));
     const dice::SandboxOutcome outcome = plan.apply();
+    nlohmann::json report = plan.describe(outcome);
+    const std::vector<std::string> missing = plan.missingLayers(outcome);
+    std::string refusal;
+    if (requireAll && !missing.empty()) {
+        for (const std::string& layer : missing)
+            refusal += (refusal.empty() ? "" : ", ") + layer;
+        refusal = "not run: the sandbox could not apply " + refusal +
+                  " (docs/sandbox.md says how to allow a partial sandbox)";
+        report["refused"] = refusal;
+    }
     if (reportFd >= 0) {
-        const bool written = writeAll(reportFd, plan.describe(outcome).dump() + "\n");
+        const bool written = writeAll(reportFd, report.dump() + "\n");
         ::close(reportFd);
         if (!written) {
             std::cerr << "dice-sandbox: cannot write the report: " << std::strerror(errno) << "\n";
             return 126;
         }
+    }
+    if (!refusal.empty()) {
+        std::cerr << "dice-sandbox: " << refusal << "\n" << report.dump(2) << "\n";
+        return 125;
     }
     ::execvp(argv[programIndex], argv + programIndex);
     std::cerr << "dice-sandbox: cannot run " << argv[programIndex] << ": " << std::strerror(errno)

@@ -127,6 +127,7 @@ nlohmann::json toJson(const SandboxPolicy& p) {
             {"restrict_files", p.restrictFiles},
             {"filter_system_calls", p.filterSystemCalls},
             {"allow_unix_sockets", p.allowUnixSockets},
+            {"require_all", p.requireAll},
             {"limits",
              {{"data_bytes", p.limits.dataBytes},
               {"address_space_bytes", p.limits.addressSpaceBytes},
@@ -143,7 +144,7 @@ SandboxPolicy sandboxPolicyFromJson(const nlohmann::json& json) {
     static const char* const known[] = {
         "readable",           "executable",      "writable",       "devices",
         "private_folders",    "isolate_network", "restrict_files", "filter_system_calls",
-        "allow_unix_sockets", "limits"};
+        "allow_unix_sockets", "require_all",     "limits"};
     for (const auto& item : json.items())
         if (std::none_of(std::begin(known), std::end(known),
                          [&](const char* k) { return item.key() == k; }))
@@ -161,6 +162,7 @@ SandboxPolicy sandboxPolicyFromJson(const nlohmann::json& json) {
     p.restrictFiles = flag(json, "restrict_files", true);
     p.filterSystemCalls = flag(json, "filter_system_calls", true);
     p.allowUnixSockets = flag(json, "allow_unix_sockets", false);
+    p.requireAll = flag(json, "require_all", true);
     if (json.contains("limits")) {
         const auto& l = json.at("limits");
         if (!l.is_object())
@@ -364,6 +366,21 @@ void SandboxPlan::applySeccomp(SandboxOutcome& outcome) const noexcept {
     program.len = static_cast<unsigned short>(m_filter.size());
     program.filter = const_cast<sock_filter*>(m_filter.data());
     outcome.seccomp = ::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program, 0, 0) == 0 ? 0 : errno;
+}
+
+std::vector<std::string> SandboxPlan::missingLayers(const SandboxOutcome& o) const {
+    std::vector<std::string> missing;
+    if (std::any_of(std::begin(o.limits), std::end(o.limits), [](int e) { return e > 0; }))
+        missing.push_back("limits");
+    if (m_policy.isolateNetwork && o.namespaces != 0)
+        missing.push_back("namespaces");
+    if (o.noNewPrivs != 0)
+        missing.push_back("no_new_privs");
+    if (m_policy.restrictFiles && o.landlock != 0)
+        missing.push_back("landlock");
+    if (m_policy.filterSystemCalls && o.seccomp != 0)
+        missing.push_back("seccomp");
+    return missing;
 }
 
 nlohmann::json SandboxPlan::describe(const SandboxOutcome& o) const {

@@ -48,6 +48,10 @@ struct SandboxPolicy {
     bool restrictFiles = true;     // Landlock
     bool filterSystemCalls = true; // seccomp
     bool allowUnixSockets = false; // socket(AF_UNIX); socketpair works regardless
+    // Refuse to run the program when a layer asked for could not be applied (an old kernel, a
+    // container that forbids user namespaces): untrusted code never runs half confined unless
+    // the user said so.
+    bool requireAll = true;
     SandboxLimits limits;
 };
 
@@ -88,6 +92,9 @@ public:
     const SandboxPolicy& policy() const { return m_policy; }
     // What was applied, in words, in the style of the worker's hello reply.
     nlohmann::json describe(const SandboxOutcome& outcome) const;
+    // The layers asked for that were not applied ("landlock", "seccomp", "namespaces",
+    // "no_new_privs", "limits"); empty when the plan holds whole.
+    std::vector<std::string> missingLayers(const SandboxOutcome& outcome) const;
 
 private:
     struct Rule {

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <thread>
 
 namespace dice {
@@ -59,6 +60,23 @@ void addTransportFlags(EvaluationResult& r, const std::string& source, const Utf
                     reply.firstIgnoredLine);
 }
 
+// The folder of a task's parameter files, which the sandboxed worker must be allowed to read;
+// empty for a task that has none.
+std::string parameterFolder(const Task& task) {
+    const auto fromFile = [](const TensorSpec& spec) {
+        return spec.init.kind == InitSpec::Kind::File;
+    };
+    if (task.path.empty() ||
+        (std::none_of(task.inputs.begin(), task.inputs.end(), fromFile) &&
+         std::none_of(task.parameters.begin(), task.parameters.end(), fromFile)))
+        return {};
+    std::error_code ec;
+    const auto folder =
+        std::filesystem::weakly_canonical(std::filesystem::absolute(task.path, ec), ec)
+            .parent_path();
+    return ec ? std::string() : folder.string();
+}
+
 } // namespace
 
 struct Evaluator::Impl {
@@ -66,7 +84,19 @@ struct Evaluator::Impl {
         std::unique_ptr<WorkerProcess> process;
         std::mutex mutex;
         std::string lastStage;
+        int device = 0;
+        // The folders of parameter files this worker is started to read (dice-evald --read).
+        std::set<std::string> readable;
     };
+
+    std::vector<std::string> arguments(const Worker& w) const {
+        std::vector<std::string> args = {"--device", std::to_string(w.device)};
+        if (!options.sandbox)
+            args.push_back("--no-sandbox");
+        for (const std::string& folder : w.readable)
+            args.insert(args.end(), {"--read", folder});
+        return args;
+    }
     EvaluatorOptions options;
     std::vector<std::unique_ptr<Worker>> workers;
     std::mutex doneMutex;
@@ -94,6 +124,14 @@ struct Evaluator::Impl {
         const auto start = std::chrono::steady_clock::now();
         const bool compileOnly = type == "compile";
         w.lastStage = "start";
+        // A sandboxed worker reads only the folders it was started with: one that needs a new
+        // folder is started again with it.
+        const std::string folder = parameterFolder(task);
+        const bool widened = !folder.empty() && w.readable.insert(folder).second;
+        if (widened) {
+            w.process->setArguments(arguments(w));
+            w.process->stop();
+        }
         const int startsBefore = w.process->starts();
         if (!w.process->running()) {
             // Loading LibTorch and CUDA is not the candidate's time: start the worker first (a
@@ -131,7 +169,8 @@ struct Evaluator::Impl {
         r.task = task.name;
         r.level = task.level;
         r.preset = options.preset;
-        const bool restartedBefore = w.process->starts() > startsBefore && startsBefore > 0;
+        const bool restartedBefore =
+            !widened && w.process->starts() > startsBefore && startsBefore > 0;
         switch (reply.status) {
         case WorkerReply::Status::Ok:
             try {
@@ -195,10 +234,9 @@ Evaluator::Evaluator(EvaluatorOptions options)
     m_impl->options = options;
     for (int device : options.devices) {
         auto w = std::make_unique<Impl::Worker>();
-        std::vector<std::string> args = {"--device", std::to_string(device)};
-        if (!options.sandbox)
-            args.push_back("--no-sandbox");
-        w->process = std::make_unique<WorkerProcess>(options.workerExecutable, args);
+        w->device = device;
+        w->process =
+            std::make_unique<WorkerProcess>(options.workerExecutable, m_impl->arguments(*w));
         m_impl->workers.push_back(std::move(w));
     }
 }

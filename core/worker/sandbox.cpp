@@ -1,72 +1,117 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/worker/sandbox.h"
 
-#include <fcntl.h>
-#include <sched.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <unistd.h>
+#include "core/common/file_util.h"
+#include "core/cuda/nvrtc_compiler.h"
 
-#include <cerrno>
-#include <cstring>
-#include <string>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
 
 namespace dice {
 
 namespace {
 
-constexpr rlim_t kFileSizeLimit = rlim_t(1) << 30;
-constexpr rlim_t kProcessLimit = 4096;
+constexpr std::uint64_t kFileSizeLimit = std::uint64_t(1) << 30;
+constexpr std::uint64_t kProcessLimit = 4096;
 
-// Lowers a limit (never raises it); returns the soft limit in force afterwards.
-std::string lowerLimit(int resource, rlim_t wanted) {
-    rlimit current{};
-    if (getrlimit(resource, &current) != 0)
-        return std::string("unknown: ") + std::strerror(errno);
-    rlimit next = current;
-    next.rlim_cur = std::min(current.rlim_cur, wanted);
-    next.rlim_max = std::min(current.rlim_max, wanted);
-    if (setrlimit(resource, &next) != 0)
-        return std::string("not set: ") + std::strerror(errno);
-    return std::to_string(static_cast<unsigned long long>(next.rlim_cur));
+const char* const kSystemFolders[] = {"/usr",    "/lib",  "/lib32", "/lib64",
+                                      "/libx32", "/bin",  "/sbin",  "/etc",
+                                      "/opt",    "/proc", "/sys",   "/run/nvidia-persistenced"};
+const char* const kPlainDevices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+                                     "/dev/urandom"};
+
+// The folders of every file this process has mapped: LibTorch, CUDA's libraries and the program
+// itself, wherever they were installed (a virtual environment, a LibTorch archive).
+std::set<std::string> mappedFolders() {
+    std::set<std::string> folders;
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line)) {
+        const auto slash = line.find('/');
+        if (slash == std::string::npos)
+            continue;
+        const std::filesystem::path file(line.substr(slash));
+        if (file.has_parent_path())
+            folders.insert(file.parent_path().string());
+    }
+    return folders;
 }
 
-bool writeFile(const char* path, const std::string& text) {
-    const int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    close(fd);
-    return ok;
+// The GPU's character devices: /dev/nvidia0, nvidiactl, nvidia-uvm, the capabilities beneath
+// /dev/nvidia-caps, and a render node.
+std::vector<std::string> gpuDevices() {
+    std::vector<std::string> devices;
+    const auto addCharacterDevices = [&devices](const std::string& folder,
+                                                const std::string& prefix) {
+        std::error_code ec;
+        for (const auto& entry : std::filesystem::directory_iterator(folder, ec)) {
+            const std::string name = entry.path().filename().string();
+            struct stat st;
+            if (name.rfind(prefix, 0) == 0 && ::stat(entry.path().c_str(), &st) == 0 &&
+                S_ISCHR(st.st_mode))
+                devices.push_back(entry.path().string());
+        }
+    };
+    addCharacterDevices("/dev", "nvidia");
+    addCharacterDevices("/dev/nvidia-caps", "");
+    addCharacterDevices("/dev/dri", "renderD");
+    return devices;
 }
 
 } // namespace
 
-nlohmann::json applyWorkerSandbox(bool isolateNetwork) {
-    nlohmann::json applied;
-    applied["core_dumps"] = lowerLimit(RLIMIT_CORE, 0) == "0" ? "off" : "could not be disabled";
-    applied["file_size_limit_bytes"] = lowerLimit(RLIMIT_FSIZE, kFileSizeLimit);
-    applied["process_limit"] = lowerLimit(RLIMIT_NPROC, kProcessLimit);
-    applied["no_new_privs"] = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0;
-    if (!isolateNetwork) {
-        applied["network"] = "not isolated: switched off (--no-sandbox)";
-        return applied;
+SandboxPolicy workerSandboxPolicy(const std::vector<std::string>& readableFolders) {
+    SandboxPolicy p;
+    std::set<std::string> readable(std::begin(kSystemFolders), std::end(kSystemFolders));
+    const std::set<std::string> mapped = mappedFolders();
+    readable.insert(mapped.begin(), mapped.end());
+    readable.insert(executableDirectory());
+    readable.insert(dataDirectory());
+    // The toolkit's headers, which NVRTC reads for every kernel, and what lies beside them.
+    const std::string include = NvrtcCompiler::cudaIncludeDirectory();
+    if (!include.empty())
+        readable.insert(std::filesystem::path(include).parent_path().string());
+    for (const std::string& folder : readableFolders)
+        if (!folder.empty() && folder[0] == '/')
+            readable.insert(folder);
+    // Landlock follows links to where they lead: the data folder of a build links to resources/.
+    for (const std::string& folder : std::set<std::string>(readable)) {
+        std::error_code ec;
+        const auto real = std::filesystem::canonical(folder, ec);
+        if (!ec)
+            readable.insert(real.string());
     }
-    const uid_t uid = getuid();
-    const gid_t gid = getgid();
-    if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0) {
-        applied["network"] = std::string("not isolated: unshare(CLONE_NEWUSER | CLONE_NEWNET): ") +
-                             std::strerror(errno);
-        return applied;
+    p.readable.assign(readable.begin(), readable.end());
+    p.devices.assign(std::begin(kPlainDevices), std::end(kPlainDevices));
+    const std::vector<std::string> gpu = gpuDevices();
+    p.devices.insert(p.devices.end(), gpu.begin(), gpu.end());
+    // /tmp and /dev/shm become empty folders of its own, unless a folder it must read lies
+    // beneath one of them (a task imported into /tmp, say).
+    for (const std::string folder : {"/tmp", "/dev/shm"}) {
+        const bool needed = std::any_of(readable.begin(), readable.end(), [&](const auto& r) {
+            return r == folder || r.rfind(folder + "/", 0) == 0;
+        });
+        if (!needed)
+            p.privateFolders.push_back(folder);
     }
-    // Keep our own ids inside the namespace, so files keep their owners as we see them.
-    const bool mapped =
-        writeFile("/proc/self/setgroups", "deny") &&
-        writeFile("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1\n") &&
-        writeFile("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1\n");
-    applied["network"] = std::string("isolated: own user and network namespace (loopback only)") +
-                         (mapped ? "" : "; user ids unmapped");
-    return applied;
+    p.isolateNetwork = true;
+    p.restrictFiles = true;
+    p.filterSystemCalls = true;
+    // The CUDA driver may talk to nvidia-persistenced over a Unix socket.
+    p.allowUnixSockets = true;
+    p.limits.fileSizeBytes = kFileSizeLimit;
+    p.limits.processes = kProcessLimit;
+    p.limits.noCoreDumps = true;
+    return p;
+}
+
+nlohmann::json applyWorkerSandbox(const std::vector<std::string>& readableFolders) {
+    const SandboxPlan plan(workerSandboxPolicy(readableFolders));
+    return plan.describe(plan.apply());
 }
 
 } // namespace dice

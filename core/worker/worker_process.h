@@ -56,6 +56,8 @@ public:
     WorkerProcess& operator=(const WorkerProcess&) = delete;
 
     bool start(std::string* error);
+    // The arguments of the next start; a running worker keeps those it was started with.
+    void setArguments(std::vector<std::string> arguments) { m_arguments = std::move(arguments); }
     // Whether the worker is alive: one that died since the last call is reaped here, so the next
     // call starts a fresh one instead of blaming its request for the death.
     bool running() { return m_child.running(); }

@@ -15,21 +15,25 @@ data to the worker, which makes the inputs, compares the outputs and decides the
 DIR (and the "build_dir" of a load request) is the answer's own build folder, the one the
 sandbox lets it write.
 
-Requests, one JSON object per line:
-  {"op": "load", "source", "build_dir", "device", "seed", "init_inputs"}
-  {"op": "forward", "seed", "inputs", "outputs", "inputs_back"}
-  {"op": "time", "inputs", "warmups", "trials", "flush_bytes"}, answered "ready" after the
-      warm-ups, then {"op": "go"}, answered with the times
+Requests, one JSON object per line, in this order:
+  {"op": "init", "device", "flush_bytes", "inputs", "outputs"}   (before the answer's code runs)
+  {"op": "ping", "seed", "patches", "outputs"}, any number       (still before it)
+  {"op": "load", "source", "build_dir", "seed", "init_inputs"}
+  {"op": "forward", "seed", "inputs", "outputs", "inputs_back"}, one per correctness trial
+  {"op": "call", "seed", "patches", "outputs"}, one per warm-up and timed call
   {"op": "exit"}
 An argument is {"kind": "tensor", "dtype", "shape", "offset", "nbytes"} (bytes in the shared
-file) or {"kind": "value", "value"}.
+file) or {"kind": "value", "value"}. "inputs" of init are the timing inputs, kept here on the
+device; a patch {"input", "index", "value"} sets elements of one of them (flat indices) before a
+ping or a call. A ping is a call whose model only hands back zeros of the outputs' shapes: the
+worker times pings and calls from its side, and what a ping costs is what it allows a call for
+the harness around the model.
 """
 
 import json
 import mmap
 import os
 import sys
-import threading
 import time
 import traceback
 
@@ -59,13 +63,6 @@ def describe(error):
 
 def is_cuda_fault(error):
     return "CUDA" in str(error) or "cuda" in type(error).__name__.lower()
-
-
-def thread_count():
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        return threading.active_count()
 
 
 def set_seed(seed):
@@ -99,6 +96,9 @@ class Answer:
         self.replies = os.fdopen(replies_fd, "w", encoding="utf-8", buffering=1)
         self.model = None
         self.device = None
+        self.flush = None
+        self.timing_inputs = []
+        self.zero_outputs = []
 
     def reply(self, **body):
         self.replies.write(json.dumps(body, allow_nan=True, default=str) + "\n")
@@ -131,11 +131,24 @@ class Answer:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
 
-    def load(self, request):
+    def init(self, request):
+        """Runs before the answer's code exists, so that the pings after it are timed in a
+        pristine harness: the device, its context and everything a timed call needs."""
         import torch
         self.device = torch.device(request["device"])
         if self.device.type == "cuda":
             torch.cuda.set_device(self.device)
+            torch.cuda.init()
+            self.flush = torch.empty(int(request["flush_bytes"]) // 8, dtype=torch.int64,
+                                     device=self.device)
+        self.timing_inputs = self.arguments(request.get("inputs", []))
+        self.zero_outputs = [torch.zeros(spec["shape"], dtype=getattr(torch, spec["dtype"]),
+                                         device=self.device)
+                             for spec in request.get("outputs", [])]
+        self.synchronize()
+        return self.reply(ok=True)
+
+    def load(self, request):
         source = request["source"]
         os.environ["TORCH_EXTENSIONS_DIR"] = request["build_dir"]
         set_build_environment()
@@ -162,20 +175,12 @@ class Answer:
                               fault=is_cuda_fault(e), compile_ms=compile_ms)
         return self.reply(ok=True, compile_ms=compile_ms)
 
-    def forward(self, request):
+    def write_outputs(self, actual, wanted):
+        """Copies the outputs into their slots and says what they were; the worker compares the
+        bytes, and reads these facts only as the answer's claims."""
         import torch
-        inputs = self.arguments(request["inputs"])
-        try:
-            with torch.no_grad():
-                set_seed(int(request["seed"]))
-                actual = self.model(*inputs)
-                self.synchronize()
-        except BaseException as e:  # noqa: BLE001
-            return self.reply(ok=False, error=describe(e), fault=is_cuda_fault(e))
-        outputs = flatten(actual)
         facts = []
-        wanted = request["outputs"]
-        for index, value in enumerate(outputs):
+        for index, value in enumerate(flatten(actual)):
             fact = {"type": type(value).__name__, "plain": type(value) is torch.Tensor}
             if isinstance(value, torch.Tensor):
                 fact.update(device=str(value.device), dtype=str(value.dtype).replace("torch.", ""),
@@ -189,60 +194,65 @@ class Answer:
                     self.region(wanted[index]).copy_(value.detach().reshape(value.shape))
                     fact["written"] = True
             facts.append(fact)
+        return facts
+
+    def forward(self, request):
+        import torch
+        inputs = self.arguments(request["inputs"])
+        try:
+            with torch.no_grad():
+                set_seed(int(request["seed"]))
+                actual = self.model(*inputs)
+                self.synchronize()
+        except BaseException as e:  # noqa: BLE001
+            return self.reply(ok=False, error=describe(e), fault=is_cuda_fault(e))
+        facts = self.write_outputs(actual, request["outputs"])
         for spec, value in zip(request.get("inputs_back", []), inputs):
             if spec and isinstance(value, torch.Tensor):
                 self.region(spec).copy_(value)
         self.synchronize()
         return self.reply(ok=True, outputs=facts)
 
-    def time(self, request):
-        """KernelBench's CUDA-event timing, with a device-wide synchronisation before the end
-        event. The worker checks these figures against the time the whole request took."""
+    def patch(self, patches):
         import torch
-        inputs = self.arguments(request["inputs"])
-        warmups = int(request["warmups"])
-        trials = int(request["trials"])
-        threads_before = thread_count()
+        for patch in patches:
+            flat = self.timing_inputs[int(patch["input"])].view(-1)
+            index = torch.tensor(patch["index"], dtype=torch.int64, device=flat.device)
+            flat[index] = torch.tensor(patch["value"], dtype=flat.dtype, device=flat.device)
+
+    def call(self, request, model):
+        """One timed call, or a ping (model then hands back the zero outputs). KernelBench's
+        CUDA-event timing, with a device-wide synchronisation before the end event; the worker
+        times the whole request as well and trusts "ms" only up to what it saw."""
+        import torch
         cuda = self.device.type == "cuda"
-        flush = torch.empty(int(request["flush_bytes"]) // 8, dtype=torch.int64,
-                            device=self.device) if cuda else None
-        samples = []
         try:
+            self.patch(request["patches"])
             with torch.no_grad():
-                for _ in range(warmups):
-                    self.model(*inputs)
-                    self.synchronize()
+                set_seed(int(request["seed"]))
                 if cuda:
-                    torch.cuda.empty_cache()
-                # The worker times from here: it says go once the inputs are in place and the
-                # warm-ups are done.
-                self.reply(ok=True, ready=True)
-                go = json.loads(self.requests.readline() or "{}")
-                if go.get("op") != "go":
-                    return self.reply(ok=False, error="the timing was not started")
-                for index in range(trials + 1):
-                    if cuda:
-                        torch.cuda.synchronize(self.device)
-                        start = torch.cuda.Event(enable_timing=True)
-                        end = torch.cuda.Event(enable_timing=True)
-                        flush.zero_()
-                        start.record()
-                        self.model(*inputs)
-                        torch.cuda.synchronize(self.device)
-                        end.record()
-                        end.synchronize()
-                        elapsed = start.elapsed_time(end)
-                    else:
-                        began = time.perf_counter()
-                        self.model(*inputs)
-                        elapsed = (time.perf_counter() - began) * 1000.0
-                    samples.append(elapsed)
+                    torch.cuda.synchronize(self.device)
+                    start = torch.cuda.Event(enable_timing=True)
+                    end = torch.cuda.Event(enable_timing=True)
+                    self.flush.zero_()
+                    start.record()
+                    actual = model(*self.timing_inputs)
+                    torch.cuda.synchronize(self.device)
+                    end.record()
+                    end.synchronize()
+                    elapsed = start.elapsed_time(end)
+                else:
+                    began = time.perf_counter()
+                    actual = model(*self.timing_inputs)
+                    elapsed = (time.perf_counter() - began) * 1000.0
         except BaseException as e:  # noqa: BLE001
             return self.reply(ok=False, error=describe(e), fault=is_cuda_fault(e))
-        # Every trial's time, the first (which KernelBench leaves out) included: the worker
-        # accounts for all of them.
-        return self.reply(ok=True, samples_ms=samples,
-                          threads_started=max(0, thread_count() - threads_before))
+        facts = self.write_outputs(actual, request["outputs"])
+        self.synchronize()
+        return self.reply(ok=True, ms=elapsed, outputs=facts)
+
+    def zeros(self, *inputs):
+        return self.zero_outputs
 
     def serve(self, requests_fd):
         self.requests = os.fdopen(requests_fd, "r", encoding="utf-8")
@@ -251,12 +261,16 @@ class Answer:
             op = request.get("op")
             if op == "exit":
                 return
-            if op == "load":
+            if op == "init":
+                self.init(request)
+            elif op == "ping":
+                self.call(request, self.zeros)
+            elif op == "load":
                 self.load(request)
             elif op == "forward":
                 self.forward(request)
-            elif op == "time":
-                self.time(request)
+            elif op == "call":
+                self.call(request, self.model)
             else:
                 self.reply(ok=False, error="unknown request %r" % op)
 

@@ -7,6 +7,7 @@ there. Nothing it sends is unpickled or executed: replies are bounded JSON lines
 checked before use, and outputs are raw bytes read at the shapes and dtypes the worker expects.
 """
 
+import fcntl
 import json
 import mmap
 import os
@@ -25,6 +26,11 @@ class AnswerFailed(Exception):
     """The answer's process died, hung up, or broke its protocol."""
 
 
+class RepliedAhead(AnswerFailed):
+    """The answer's process wrote a reply before it was asked: a timed round trip would end on
+    a line written in advance."""
+
+
 def dtype_name(dtype):
     return str(dtype).replace("torch.", "")
 
@@ -33,7 +39,11 @@ class SharedFile:
     """A memory file both processes map; the worker lays out each request's tensors in it."""
 
     def __init__(self):
-        self.fd = os.memfd_create("dice-kernelbench-exchange", 0)
+        self.fd = os.memfd_create("dice-kernelbench-exchange", os.MFD_ALLOW_SEALING)
+        # The answer holds the same file: shrunk under the worker's map, it would kill the worker
+        # with SIGBUS at its next access, and sealed against growth it would stop the next
+        # request; the last seal keeps it from adding either.
+        fcntl.fcntl(self.fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)
         self.size = 0
         self.map = None
         self.cursor = 0
@@ -170,17 +180,25 @@ class AnswerProcess:
         except (BrokenPipeError, OSError):
             raise AnswerFailed(self.death())
 
+    def fill(self, block):
+        """Reads what the replies pipe holds into the buffer: waits for it when block, else
+        returns False at once when there is nothing. A hang-up raises AnswerFailed."""
+        if len(self.buffer) > REPLY_LIMIT:
+            raise AnswerFailed("the answer's process sent more than %d bytes without a line "
+                               "end" % REPLY_LIMIT)
+        ready, _, _ = select.select([self.replies], [], [], None if block else 0)
+        if not ready:
+            return False
+        chunk = os.read(self.replies, 65536)
+        if not chunk:
+            raise AnswerFailed(self.death())
+        self.buffer += chunk
+        return True
+
     def receive(self):
         """The next reply, a dict; raises AnswerFailed when the process ends or misbehaves."""
         while b"\n" not in self.buffer:
-            if len(self.buffer) > REPLY_LIMIT:
-                raise AnswerFailed("the answer's process sent more than %d bytes without a line "
-                                   "end" % REPLY_LIMIT)
-            select.select([self.replies], [], [])
-            chunk = os.read(self.replies, 65536)
-            if not chunk:
-                raise AnswerFailed(self.death())
-            self.buffer += chunk
+            self.fill(block=True)
         line, self.buffer = self.buffer.split(b"\n", 1)
         try:
             reply = json.loads(line.decode("utf-8", "replace"))
@@ -190,14 +208,23 @@ class AnswerProcess:
             raise AnswerFailed("the answer's process sent a reply that is not a JSON object")
         return reply
 
-    def call(self, request):
-        self.send(request)
-        return self.receive()
-
-    def timed_call(self, request):
+    def round_trip(self, request):
+        """Sends one request and returns its reply with the round trip's time in ms, as this
+        process's clock saw it. Every request is refused an answer that wrote ahead of it."""
+        if self.buffer or self.fill(block=False):
+            raise RepliedAhead("the answer's process replied before it was asked")
         started = time.perf_counter()
-        reply = self.call(request)
+        self.send(request)
+        reply = self.receive()
         return reply, (time.perf_counter() - started) * 1000.0
+
+    def call(self, request):
+        return self.round_trip(request)[0]
+
+    def thread_count(self):
+        """Threads of the answer's process and of every process it started, read from /proc:
+        dice-sandbox execs into the interpreter, so the pid Popen knows is the answer's own."""
+        return thread_count(self.process.pid)
 
     def death(self):
         try:
@@ -226,6 +253,29 @@ class AnswerProcess:
             except OSError:
                 pass
         self.shared.close()
+
+
+def thread_count(pid):
+    total = 0
+    pending = [pid]
+    seen = set()
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            tasks = os.listdir("/proc/%d/task" % current)
+        except OSError:
+            continue
+        total += len(tasks)
+        for task in tasks:
+            try:
+                with open("/proc/%d/task/%s/children" % (current, task)) as f:
+                    pending.extend(int(child) for child in f.read().split())
+            except (OSError, ValueError):
+                continue
+    return total
 
 
 def text(reply, key, limit=4000):

@@ -26,7 +26,9 @@ import hashlib
 import json
 import math
 import os
+import random
 import re
+import secrets
 import shutil
 import statistics
 import subprocess
@@ -46,6 +48,13 @@ PROTOCOL = "dice-evald"
 VERSION = 1
 WORKER_NAME = "kernelbench_worker"
 L2_FLUSH_BYTES = 256 * 1024 * 1024
+# Round trips that calibrate a call's overhead, after a few that are not counted.
+PING_WARMUPS = 2
+PINGS = 24
+# Elements of every floating-point timing input changed before each call.
+PATCH_POSITIONS = 8
+# Timed calls checked against the reference besides the last one.
+CHECKED_CALLS = 3
 
 DEFAULT_OPTIONS = {
     "correctness_trials": 5,
@@ -274,24 +283,29 @@ class Evaluation:
         except Exception as e:  # noqa: BLE001
             raise ReferenceError_("the reference Model cannot be built: %s" % e)
         trials = self.reference_trials(reference, reference_model, device, on_device)
-        timing = bool(self.options["timing"])
-        if timing:
+        timing = None
+        if bool(self.options["timing"]):
             with DefaultDevice(device, on_device):
                 set_seed(seed)
                 timing_inputs = [to_device(x, device) for x in reference["get_inputs"]()]
-            timing_inputs = clone_all(timing_inputs)
+            # Contiguous, so that a patch's flat indices mean the same here and in the answer's
+            # copy, which is rebuilt from the shared file's contiguous bytes.
+            timing_inputs = [x.clone(memory_format=torch.contiguous_format)
+                             if isinstance(x, torch.Tensor) else x for x in timing_inputs]
             flush = torch.empty(L2_FLUSH_BYTES // 8, dtype=torch.int64, device=device) \
                 if not cpu else None
             try:
                 self.result["reference_time"] = time_model(
                     reference_model, clone_all(timing_inputs), device, flush,
                     int(self.options["warmups"]), int(self.options["timing_trials"]))
+                with torch.no_grad():
+                    set_seed(seed)
+                    shapes = flatten_outputs(reference_model(*clone_all(timing_inputs)))
+                    synchronize(device)
             except Exception as e:  # noqa: BLE001
                 raise ReferenceError_("the reference Model fails while timed: %s" % e)
-            # What the timing loop costs around an empty call, for checking the answer's own
-            # account of its time.
-            self.overhead = time_model(lambda *a: None, [], device, flush, 2, 10)["median_ms"]
-            del flush
+            timing = TimingInputs(timing_inputs, reference_model, shapes, device, flush)
+            del shapes
 
         build_dir = answer_build_dir(self.options["build_dir"], candidate_source)
         self.progress("compile", 0.1)
@@ -304,7 +318,11 @@ class Evaluation:
         self.result["sandbox"] = answer.sandbox
         try:
             return self.judge(answer, candidate_source, build_dir, device, on_device,
-                              init_inputs, trials, timing_inputs if timing else None, fallback)
+                              init_inputs, trials, timing, fallback)
+        except kernelbench_answer_client.RepliedAhead as e:
+            self.flag("reply_ahead", "a reply came before its request: it may have been written "
+                      "in advance")
+            return self.finish("invalid_candidate", str(e))
         except kernelbench_answer_client.AnswerFailed as e:
             return self.finish("runtime_error", str(e))
         finally:
@@ -333,13 +351,23 @@ class Evaluation:
             trials.append((trial_seed, inputs, flatten_outputs(expected)))
         return trials
 
-    def judge(self, answer, source, build_dir, device, on_device, init_inputs, trials,
-              timing_inputs, fallback):
+    def judge(self, answer, source, build_dir, device, on_device, init_inputs, trials, timing,
+              fallback):
         client = kernelbench_answer_client
         shared = answer.shared
         shared.reset()
+        start = {"op": "init", "device": str(device), "flush_bytes": L2_FLUSH_BYTES}
+        if timing is not None:
+            start["inputs"] = client.encode_arguments(shared, timing.inputs, on_device)
+            start["outputs"] = [{"dtype": client.dtype_name(t.dtype), "shape": list(t.shape)}
+                                for t in timing.shapes]
+        reply = answer.call(start)
+        if not reply.get("ok"):
+            return self.answer_failure("the answer's harness did not start", reply)
+        calibration = self.calibrate(answer, timing) if timing is not None else None
+        shared.reset()
         reply = answer.call({
-            "op": "load", "source": source, "build_dir": build_dir, "device": str(device),
+            "op": "load", "source": source, "build_dir": build_dir,
             "seed": int(self.options["seed"]),
             "init_inputs": client.encode_arguments(shared, init_inputs, True)})
         self.result["compile_ms"] = client.number(reply, "compile_ms")
@@ -372,11 +400,11 @@ class Evaluation:
         if not correct:
             return self.finish("incorrect", self.first_failure())
 
-        if timing_inputs is not None:
+        if timing is not None:
             self.progress("timing", 0.6)
-            if self.time_candidate(answer, timing_inputs, on_device) is None:
+            if self.time_candidate(answer, timing, calibration, device) is None:
                 return self.result
-            if any(f["code"] == "timing_unaccounted" for f in self.result["flags"]):
+            if any(f["code"] == "timing_misreported" for f in self.result["flags"]):
                 return self.finish("invalid_candidate",
                                    "the answer's process reported less time than it took")
         if any(f["code"] == "threads_started" for f in self.result["flags"]):
@@ -424,8 +452,9 @@ class Evaluation:
                 self.answer_failure("ModelNew fails on trial %d" % index, reply)
                 record["detail"] = self.result["message"]
                 return None
-            problem = self.compare(reply.get("outputs"), expected, outputs, shared, device,
-                                   atol, rtol, record)
+            problem = self.compare(reply.get("outputs"), expected, outputs,
+                                   [shared.read(spec) for spec in outputs], device, atol, rtol,
+                                   record)
             if problem is None:
                 for spec, original in zip(inputs_back, inputs):
                     if spec is not None and not torch.equal(
@@ -442,14 +471,13 @@ class Evaluation:
             record["passed"] = True
         return all_passed
 
-    def compare(self, facts, expected, outputs, shared, device, atol, rtol, record):
-        """None when the answer's outputs match the reference's, else why not. `facts` are the
-        answer's own account of its outputs; the values are the bytes it wrote."""
+    def check_facts(self, facts, expected, outputs, device):
+        """None when the answer's account of its outputs fits the reference's, else why not.
+        The account is only a claim; the values compared are the bytes it wrote."""
         if not isinstance(facts, list) or not all(isinstance(f, dict) for f in facts):
             return "the answer's process gave no account of its outputs"
         if len(facts) != len(expected):
             return "ModelNew returns %d tensors, the reference %d" % (len(facts), len(expected))
-        actual = []
         for fact, e, spec in zip(facts, expected, outputs):
             kind = kernelbench_answer_client.text(fact, "type", 100)
             if fact.get("plain") is not True:
@@ -466,58 +494,156 @@ class Evaluation:
                 return "output dtype %s, expected %s" % (dtype, e.dtype)
             if fact.get("storage_ok") is not True:
                 return "the output's storage is smaller than its view"
-            actual.append(shared.read(spec).to(device))
-        return compare_outputs(expected, actual, device, atol, rtol, record)
+        return None
 
-    def time_candidate(self, answer, inputs, on_device):
+    def compare(self, facts, expected, outputs, actual, device, atol, rtol, record):
+        """None when the answer's outputs match the reference's, else why not. `facts` are the
+        answer's own account of its outputs; `actual` the bytes it wrote into `outputs`."""
+        problem = self.check_facts(facts, expected, outputs, device)
+        if problem is not None:
+            return problem
+        return compare_outputs(expected, [a.to(device) for a in actual], device, atol, rtol,
+                               record)
+
+    def round_trip(self, answer, timing, op, outputs):
+        """One ping or call, prepared the same way for both: new input values, poisoned output
+        slots, the cache flushed here; then the request, timed from this side. Returns the
+        reply, the round trip in ms and the seed the call ran under."""
+        patches = timing.patch()
+        for spec, like in zip(outputs, timing.shapes):
+            if spec["nbytes"]:
+                answer.shared.read(spec).fill_(float("nan") if like.is_floating_point() else -1)
+        seed = timing.random.randrange(2 ** 63)
+        timing.settle()
+        reply, wall_ms = answer.round_trip({"op": op, "seed": seed, "patches": patches,
+                                            "outputs": outputs})
+        return reply, wall_ms, seed
+
+    def calibrate(self, answer, timing):
+        """What a call costs besides the model, measured before the answer's code runs: pings
+        go through the same harness, patches, flush, synchronisation and output copy as a
+        call, with a model that only hands back zeros."""
+        shared = answer.shared
+        shared.reset()
+        outputs = [shared.slot(like) for like in timing.shapes]
+        overheads = []
+        for index in range(PING_WARMUPS + PINGS):
+            reply, wall_ms, _ = self.round_trip(answer, timing, "ping", outputs)
+            reported = reported_ms(reply)
+            if not reply.get("ok") or reported is None:
+                raise kernelbench_answer_client.AnswerFailed(
+                    "the answer's harness failed a ping before the answer ran: %s" %
+                    (kernelbench_answer_client.text(reply, "error") or "no usable reply"))
+            if index >= PING_WARMUPS:
+                overheads.append(max(0.0, wall_ms - reported))
+        return {"median_ms": statistics.median(overheads),
+                "p90_ms": statistics.quantiles(overheads, n=10)[-1]}
+
+    def time_candidate(self, answer, timing, calibration, device):
+        """KernelBench's warm-ups and timed calls, each one request timed from here. A call's
+        time is the answer's own figure, raised to the round trip less the calibrated overhead
+        where it is lower; a few calls, picked here at random, are checked against the
+        reference on their inputs. Returns None when the verdict is already given."""
         client = kernelbench_answer_client
         shared = answer.shared
         shared.reset()
-        specs = client.encode_arguments(shared, inputs, on_device)
+        outputs = [shared.slot(like) for like in timing.shapes]
         warmups = int(self.options["warmups"])
         trials = int(self.options["timing_trials"])
-        reply = answer.call({"op": "time", "inputs": specs, "warmups": warmups, "trials": trials,
-                             "flush_bytes": L2_FLUSH_BYTES})
-        if reply.get("ok") and reply.get("ready") is True:
-            reply, wall_ms = answer.timed_call({"op": "go"})
-        if not reply.get("ok"):
-            self.answer_failure("ModelNew fails while timed", reply)
-            return None
-        samples = reply.get("samples_ms")
-        if not isinstance(samples, list) or len(samples) != trials + 1 or not all(
-                isinstance(s, (int, float)) and not isinstance(s, bool) and math.isfinite(s)
-                and s >= 0 for s in samples):
-            self.finish("invalid_candidate",
-                        "the answer's process gave no usable account of its timing")
-            return None
-        threads = reply.get("threads_started")
-        if isinstance(threads, int) and not isinstance(threads, bool) and threads > 0:
+        atol = float(self.options["atol"])
+        rtol = float(self.options["rtol"])
+        # time_model leaves out the reference's first timed trial; here that is one more
+        # unmeasured call, so that both sides follow the same rule.
+        first = warmups + 1
+        total = first + trials
+        picker = random.SystemRandom()
+        checked = set(picker.sample(range(first, total - 1), min(CHECKED_CALLS, max(0, trials - 1))))
+        if trials > 0:
+            checked.add(total - 1)
+        # p90 rather than the median: an honest call whose harness was slower than usual should
+        # not be raised; what a liar gains is at most the gap to the median, per call.
+        allowance = calibration["p90_ms"]
+        check = {
+            "method": "worker_round_trip",
+            "pings": PINGS,
+            "ping_median_ms": calibration["median_ms"],
+            "ping_p90_ms": calibration["p90_ms"],
+            "allowance_ms": allowance,
+            "raised_calls": 0,
+            "underreported_calls": 0,
+            "checked_calls": sorted(index - first for index in checked),
+            "checked": [],
+            "l2_persisting_reset": timing.l2_note,
+            "reported_ms": [],
+            "round_trip_ms": [],
+        }
+        self.result["timing_check"] = check
+        threads_before = answer.thread_count()
+        samples = []
+        for index in range(total):
+            reply, wall_ms, seed = self.round_trip(answer, timing, "call", outputs)
+            if not reply.get("ok"):
+                self.answer_failure("ModelNew fails while timed", reply)
+                return None
+            reported = reported_ms(reply)
+            if reported is None:
+                self.finish("invalid_candidate",
+                            "the answer's process gave no usable account of its timing")
+                return None
+            number = index - first + 1
+            what = ("timed call %d of %d" % (number, trials)) if number > 0 else "a warm-up call"
+            if index in checked:
+                actual = [shared.read(spec).clone() for spec in outputs]
+                expected = timing.expected(seed)
+                record = {"call": index - first, "passed": False, "max_abs_error": 0.0,
+                          "max_rel_error": 0.0}
+                problem = self.compare(reply.get("outputs"), expected, outputs, actual, device,
+                                       atol, rtol, record)
+                del expected, actual
+                record["passed"] = problem is None
+                check["checked"].append(record)
+            else:
+                problem = self.check_facts(reply.get("outputs"), timing.shapes, outputs, device)
+            if problem is not None:
+                if problem.startswith("the output is a"):
+                    self.flag("lazy_output", problem)
+                self.flag("timed_outputs_wrong", "%s: %s" % (what, problem))
+                self.finish("incorrect", "%s, on inputs changed since the correctness trials: "
+                            "%s" % (what, problem))
+                return None
+            if number <= 0:
+                continue
+            seen = wall_ms - allowance
+            if reported < seen:
+                check["raised_calls"] += 1
+            if reported < wall_ms - 2.0 * allowance - 0.05:
+                check["underreported_calls"] += 1
+            check["reported_ms"].append(reported)
+            check["round_trip_ms"].append(wall_ms)
+            samples.append(max(reported, seen))
+        threads_after = answer.thread_count()
+        check["threads_before"] = threads_before
+        check["threads_after"] = threads_after
+        if threads_after > threads_before:
             self.flag("threads_started",
-                      "ModelNew started %d thread(s) while it was timed" % threads)
-        # The answer reports its own times; the worker checks them against the time the timed
-        # loop took as seen from here: what is not in the samples must be what the loop costs
-        # around a call, as measured in this process, and a round trip of the pipe.
-        timed = samples[1:]
-        median = statistics.median(timed) if timed else 0.0
-        accounted = sum(samples)
-        allowed = (trials + 1) * max(2.0 * self.overhead, self.overhead + 0.1) + 20.0
-        unaccounted = wall_ms - accounted
-        self.result["timing_check"] = {"request_ms": wall_ms, "reported_ms": accounted,
-                                       "allowed_gap_ms": allowed}
-        if unaccounted > allowed:
-            self.flag("timing_unaccounted",
-                      "timing took %.1f ms, the answer's process accounts for %.1f ms" %
-                      (wall_ms, accounted))
+                      "the answer's process had %d thread(s) before the timed calls and %d "
+                      "after" % (threads_before, threads_after))
+        if check["underreported_calls"] > trials / 2:
+            self.flag("timing_misreported",
+                      "%d of %d timed calls reported less than their round trip less twice the "
+                      "harness's overhead (%.3f ms)" % (check["underreported_calls"], trials,
+                                                       allowance))
+        median = statistics.median(samples) if samples else 0.0
         self.result["candidate_time"] = {
-            "method": "cuda_events_in_sandbox",
+            "method": "worker_round_trip",
             "warmups": warmups,
             "trials": trials,
             "median_ms": median,
-            "mean_ms": statistics.fmean(timed) if timed else 0.0,
-            "std_ms": statistics.pstdev(timed) if timed else 0.0,
-            "min_ms": min(timed) if timed else 0.0,
-            "max_ms": max(timed) if timed else 0.0,
-            "samples_ms": timed,
+            "mean_ms": statistics.fmean(samples) if samples else 0.0,
+            "std_ms": statistics.pstdev(samples) if samples else 0.0,
+            "min_ms": min(samples) if samples else 0.0,
+            "max_ms": max(samples) if samples else 0.0,
+            "samples_ms": samples,
         }
         reference_median = self.result["reference_time"]["median_ms"]
         if median > 0:
@@ -529,6 +655,97 @@ class Evaluation:
                       "does the whole computation" % (self.result["speedup"], threshold))
         return True
 
+
+class TimingInputs:
+    """The worker's copy of the timing inputs, which every ping and call changes a little, and
+    what it takes to check a call made on them."""
+
+    def __init__(self, inputs, reference_model, outputs, device, flush):
+        import torch
+        self.inputs = inputs
+        self.reference_model = reference_model
+        # Only shapes and dtypes are kept: the real outputs would hold device memory.
+        self.shapes = [torch.empty(o.shape, dtype=o.dtype, device="meta") for o in outputs]
+        self.device = device
+        self.flush = flush
+        # Seeded from the system, not from the options: the answer can read this file, and must
+        # not know the next call's inputs or which calls are checked.
+        self.random = random.Random(secrets.randbits(128))
+        self.reset_l2, self.l2_note = persisting_l2_reset(device)
+
+    def patch(self):
+        """Sets PATCH_POSITIONS random elements of every floating-point input to values taken
+        from other random elements of the same tensor, here and (through the returned patches)
+        in the answer's copy. Taking values from the tensor itself keeps its range and its
+        discreteness; exact zeros are neither chosen nor written, so structural zeros (a
+        triangular input) stay."""
+        import torch
+        patches = []
+        for number, tensor in enumerate(self.inputs):
+            if not isinstance(tensor, torch.Tensor) or not tensor.is_floating_point() or \
+                    tensor.numel() < 2:
+                continue
+            flat = tensor.view(-1)
+            positions = self.random.sample(range(flat.numel()),
+                                           min(flat.numel(), 4 * PATCH_POSITIONS))
+            values = flat[torch.tensor(positions, device=flat.device)].tolist()
+            usable = [(p, v) for p, v in zip(positions, values) if v != 0 and math.isfinite(v)]
+            count = min(PATCH_POSITIONS, len(usable) // 2)
+            if count == 0:
+                continue
+            index = [p for p, _ in usable[:count]]
+            value = [v for _, v in usable[count:2 * count]]
+            flat[torch.tensor(index, device=flat.device)] = torch.tensor(
+                value, dtype=flat.dtype, device=flat.device)
+            patches.append({"input": number, "index": index, "value": value})
+        return patches
+
+    def settle(self):
+        """The worker's share of the L2 flush before every ping and call, outside the measured
+        window: the answer's harness flushes too, but that harness is the answer's to patch."""
+        if self.device.type != "cuda":
+            return
+        import torch
+        self.flush.zero_()
+        if self.reset_l2 is not None:
+            self.reset_l2()
+        torch.cuda.synchronize(self.device)
+
+    def expected(self, seed):
+        """The reference's outputs on the inputs as they are now, under the call's seed."""
+        import torch
+        with torch.no_grad():
+            set_seed(seed)
+            outputs = flatten_outputs(self.reference_model(*clone_all(self.inputs)))
+            synchronize(self.device)
+        return outputs
+
+
+def persisting_l2_reset(device):
+    """The driver's cuCtxResetPersistingL2Cache, so that L2 lines an answer marked persisting do
+    not survive into its next call, and a note of whether it is used."""
+    if device.type != "cuda":
+        return None, "not applicable: no GPU"
+    import ctypes
+    try:
+        reset = ctypes.CDLL("libcuda.so.1").cuCtxResetPersistingL2Cache
+    except (OSError, AttributeError) as e:
+        return None, "not applied: the CUDA driver offers no cuCtxResetPersistingL2Cache (%s)" % e
+    reset.restype = ctypes.c_int
+    reset.argtypes = []
+    status = reset()
+    if status != 0:
+        return None, "not applied: cuCtxResetPersistingL2Cache failed with CUresult %d" % status
+    return reset, "applied: cuCtxResetPersistingL2Cache before every ping and call"
+
+
+def reported_ms(reply):
+    """The answer's time of one call, or None when it is not a usable number."""
+    value = reply.get("ms")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+            not math.isfinite(value) or value < 0:
+        return None
+    return float(value)
 
 def set_seed(seed):
     import torch
