@@ -4,7 +4,7 @@
 # builds DICE Workbench. Idempotent: a second run with nothing changed only checks and rebuilds
 # incrementally.
 #
-#   scripts/setup.sh [PRESET]     (PRESET: dev, the default, release, asan or fuzz)
+#   scripts/setup.sh [PRESET]     (PRESET: dev, the default, release, asan, asan-core or fuzz)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -8,16 +8,26 @@
 # The stages, in order (DICE_TEST_STAGES picks some, for example DICE_TEST_STAGES=dev):
 #   dev   the dev preset: everything built, the whole suite run with ctest. CTEST_ARGS go to this
 #         stage (for example -L core, or -LE gpu).
+#   asan  the asan-core preset (AddressSanitizer and UndefinedBehaviorSanitizer, no GUI): the core
+#         suites again, but those that only drive Python (their C++ is exercised by the others).
+#         Leaks are not reported: the sandboxed worker may not ptrace, which LeakSanitizer needs
+#         at exit, and LibTorch keeps its singletons to the end.
 #   fuzz  every libFuzzer target (the fuzz preset, clang) for DICE_FUZZ_SECONDS seconds (60) from
 #         its seeds (scripts/fuzz.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
-stages="${DICE_TEST_STAGES:-dev fuzz}"
+stages="${DICE_TEST_STAGES:-dev asan fuzz}"
 
 run_dev() {
     scripts/setup.sh dev
     ctest --preset dev --parallel 2 "$@"
+}
+
+run_asan() {
+    scripts/setup.sh asan-core
+    ctest --preset asan-core --parallel 2 -L core \
+        -E '^(tst_kernelbench_import|tst_kernelbench_sandbox|tst_suite_modules)$'
 }
 
 run_fuzz() {
@@ -26,9 +36,9 @@ run_fuzz() {
 
 for s in $stages; do
     case "$s" in
-    dev | fuzz) ;;
+    dev | asan | fuzz) ;;
     *)
-        echo "test: unknown stage '$s' (dev, fuzz)" >&2
+        echo "test: unknown stage '$s' (dev, asan, fuzz)" >&2
         exit 2
         ;;
     esac

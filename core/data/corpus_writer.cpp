@@ -66,7 +66,7 @@ CorpusExample corpusExampleFromJson(const std::string& line) {
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
         throw Error(std::string("not JSON: ") + e.what());
     }
     if (!j.is_object())

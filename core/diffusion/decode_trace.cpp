@@ -183,7 +183,7 @@ DecodeTrace DecodeTrace::fromJsonLines(const std::string& text) {
             continue;
         try {
             trace.append(decodeStepFromJson(nlohmann::json::parse(line)));
-        } catch (const nlohmann::json::parse_error& e) {
+        } catch (const nlohmann::json::exception& e) {
             throw Error("trace line " + std::to_string(number) + ": not JSON: " + e.what());
         } catch (const Error& e) {
             throw Error("trace line " + std::to_string(number) + ": " + e.what());

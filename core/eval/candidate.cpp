@@ -525,6 +525,9 @@ std::vector<KernelSignature> parseKernelSignatures(const NativeCandidate& candid
         if (close == std::string::npos)
             fail(tokens[g].line, "the parameter list of " + k.name + " is not closed");
         for (const auto& part : splitTopLevel(tokens, open + 1, close)) {
+            // "(float* x, , int n)": found by fuzz_candidate, it reached part.front().
+            if (part.empty())
+                fail(tokens[open].line, "kernel " + k.name + " has an empty parameter");
             if (part.size() == 1 && part[0].text == "void")
                 continue;
             k.rawParams.push_back(describeParam(part));

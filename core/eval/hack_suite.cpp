@@ -20,7 +20,7 @@ std::vector<HackCase> loadHackSuite(const std::string& directory) {
     nlohmann::json root;
     try {
         root = nlohmann::json::parse(readTextFile(path));
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
         throw FileError(path, std::string("not valid JSON: ") + e.what());
     }
     if (!root.is_object() || root.value("format", std::string()) != "dice-hacks/1")

@@ -11,6 +11,8 @@
 
 #include "core/eval/host_program.h"
 
+#include "core/eval/host_operators.h"
+
 #include "core/common/large_stack.h"
 
 #include <algorithm>
@@ -379,142 +381,6 @@ bool containsTensor(const c10::TypePtr& type) {
     return false;
 }
 
-const std::set<std::string> kPoisonedAllocations = {"aten::empty", "aten::empty_like",
-                                                    "aten::empty_strided", "aten::new_empty",
-                                                    "aten::new_empty_strided"};
-const std::set<std::string> kFilledAllocations = {
-    "aten::zeros",     "aten::zeros_like", "aten::ones",     "aten::ones_like", "aten::full",
-    "aten::full_like", "aten::new_zeros",  "aten::new_ones", "aten::new_full"};
-
-// Allocations that copy the device of a tensor they are given unless told otherwise.
-const std::set<std::string> kLikeAllocations = {
-    "aten::empty_like", "aten::zeros_like", "aten::ones_like",
-    "aten::full_like",  "aten::new_empty",  "aten::new_zeros",
-    "aten::new_ones",   "aten::new_full",   "aten::new_empty_strided"};
-
-// What host code may do to tensors: allocate them, read their metadata, take views, launch.
-const std::set<std::string> kTensorOperators = {"aten::size",
-                                                "aten::numel",
-                                                "aten::dim",
-                                                "aten::stride",
-                                                "aten::is_contiguous",
-                                                "aten::element_size",
-                                                "aten::view",
-                                                "aten::reshape",
-                                                "aten::unsqueeze",
-                                                "aten::squeeze",
-                                                "aten::flatten",
-                                                "aten::expand",
-                                                "aten::t",
-                                                "aten::transpose",
-                                                "aten::permute",
-                                                "aten::select",
-                                                "aten::slice",
-                                                "aten::len",
-                                                "aten::__getitem__",
-                                                "aten::append",
-                                                "aten::list",
-                                                "aten::__is__",
-                                                "aten::__isnot__",
-                                                "prim::dtype",
-                                                "prim::device",
-                                                "prim::is_cuda",
-                                                "prim::layout",
-                                                "prim::Constant",
-                                                "prim::ListConstruct",
-                                                "prim::ListUnpack",
-                                                "prim::TupleConstruct",
-                                                "prim::TupleUnpack",
-                                                "prim::TupleIndex",
-                                                "prim::If",
-                                                "prim::Loop",
-                                                "prim::RaiseException",
-                                                "prim::Uninitialized",
-                                                "prim::unchecked_cast",
-                                                "prim::isinstance",
-                                                "dice::launch"};
-
-// What host code may compute where no tensor goes in or comes out: the arithmetic of shapes and
-// launch sizes, comparisons, and TorchScript's plumbing of lists, strings and exceptions. Each
-// entry is here because it reads and writes nothing but its own scalar, list or string values.
-const std::set<std::string> kScalarOperators = {"aten::add",
-                                                "aten::sub",
-                                                "aten::mul",
-                                                "aten::div",
-                                                "aten::floordiv",
-                                                "aten::remainder",
-                                                "aten::fmod",
-                                                "aten::neg",
-                                                "aten::pow",
-                                                "aten::abs",
-                                                "aten::eq",
-                                                "aten::ne",
-                                                "aten::lt",
-                                                "aten::le",
-                                                "aten::gt",
-                                                "aten::ge",
-                                                "aten::__and__",
-                                                "aten::__or__",
-                                                "aten::__xor__",
-                                                "aten::__not__",
-                                                "aten::__lshift__",
-                                                "aten::__rshift__",
-                                                "aten::__round_to_zero_floordiv",
-                                                "aten::min",
-                                                "aten::max",
-                                                "aten::Int",
-                                                "aten::Float",
-                                                "aten::Bool",
-                                                "aten::ceil",
-                                                "aten::floor",
-                                                "aten::round",
-                                                "aten::sqrt",
-                                                "aten::exp",
-                                                "aten::log",
-                                                "aten::log2",
-                                                "aten::log10",
-                                                "aten::gcd",
-                                                "aten::divmod",
-                                                "aten::__range_length",
-                                                "aten::__derive_index",
-                                                "aten::sum",
-                                                "aten::all",
-                                                "aten::any",
-                                                "aten::str",
-                                                "aten::format",
-                                                "aten::warn",
-                                                "aten::__contains__",
-                                                "aten::extend",
-                                                "aten::insert",
-                                                "aten::pop",
-                                                "aten::reverse",
-                                                "aten::count",
-                                                "aten::index",
-                                                "aten::copy",
-                                                "aten::sort",
-                                                "aten::sorted",
-                                                "aten::_set_item",
-                                                "aten::join",
-                                                "prim::min",
-                                                "prim::max",
-                                                "prim::abs"};
-
-bool allowedOnTensors(const std::string& op) {
-    return kPoisonedAllocations.count(op) || kFilledAllocations.count(op) ||
-           kTensorOperators.count(op);
-}
-
-const std::vector<std::string>& allowedList() {
-    static const std::vector<std::string> list = [] {
-        std::set<std::string> ops(kPoisonedAllocations.begin(), kPoisonedAllocations.end());
-        ops.insert(kFilledAllocations.begin(), kFilledAllocations.end());
-        ops.insert(kTensorOperators.begin(), kTensorOperators.end());
-        ops.insert(kScalarOperators.begin(), kScalarOperators.end());
-        return std::vector<std::string>(ops.begin(), ops.end());
-    }();
-    return list;
-}
-
 template <typename Visit>
 void forEachNode(torch::jit::Block* block, const Visit& visit) {
     for (torch::jit::Node* node : block->nodes()) {
@@ -564,10 +430,6 @@ std::string hostErrorMessage(const std::string& what) {
         safe += u >= 0x20 && u < 0x7F ? c : '?';
     }
     return safe;
-}
-
-const std::vector<std::string>& allowedHostOperators() {
-    return allowedList();
 }
 
 struct HostProgram::Impl {
@@ -643,7 +505,7 @@ HostProgram HostProgram::compile(const NativeCandidate& candidate) {
             a.violations.push_back({"operator " + op + " is not part of the dialect", line});
             return;
         }
-        if (kPoisonedAllocations.count(op) || kFilledAllocations.count(op)) {
+        if (isHostAllocation(op)) {
             // Every tensor lives where the inputs do, so that the dry run allocates meta tensors
             // and no allocation reaches the worker's own memory: a device is either left to a
             // *_like or new_* allocation or read from a tensor (device=x.device).
@@ -651,7 +513,7 @@ HostProgram HostProgram::compile(const NativeCandidate& candidate) {
             const auto index = schema ? schema->argumentIndexWithName("device") : c10::nullopt;
             const torch::jit::Value* device =
                 index ? node->input(static_cast<std::size_t>(*index)) : nullptr;
-            const bool inherited = kLikeAllocations.count(op) && device &&
+            const bool inherited = hostAllocationCopiesDevice(op) && device &&
                                    device->type()->kind() == c10::TypeKind::NoneType;
             const bool read = device && device->node()->kind() == c10::prim::device;
             if (!inherited && !read)
@@ -660,7 +522,7 @@ HostProgram HostProgram::compile(const NativeCandidate& candidate) {
                                             "device=x.device",
                                         line});
         }
-        if (allowedOnTensors(op))
+        if (hostOperatorOnTensors(op))
             return;
         bool tensors = false;
         for (const torch::jit::Value* v : node->inputs())
@@ -669,7 +531,7 @@ HostProgram HostProgram::compile(const NativeCandidate& candidate) {
             tensors = tensors || containsTensor(v->type());
         if (tensors)
             a.fallbacks.push_back({op, line});
-        else if (!kScalarOperators.count(op))
+        else if (!hostOperatorOnScalars(op))
             a.refused.push_back({op, line});
     });
     a.operators.assign(seen.begin(), seen.end());
@@ -679,14 +541,13 @@ HostProgram HostProgram::compile(const NativeCandidate& candidate) {
     std::vector<torch::jit::Node*> allocations;
     forEachNode(guardedGraph->block(), [&](torch::jit::Node* node) {
         const std::string op = node->kind().toQualString();
-        if ((kPoisonedAllocations.count(op) || kFilledAllocations.count(op)) &&
-            node->outputs().size() == 1 &&
+        if (isHostAllocation(op) && node->outputs().size() == 1 &&
             node->output()->type()->kind() == c10::TypeKind::TensorType)
             allocations.push_back(node);
     });
     const auto guardSymbol = c10::Symbol::fromQualString("dice::guard");
     for (torch::jit::Node* node : allocations) {
-        const bool poison = kPoisonedAllocations.count(node->kind().toQualString()) != 0;
+        const bool poison = hostAllocationIsPoisoned(node->kind().toQualString());
         torch::jit::Value* allocated = node->output();
         torch::jit::Value* flag = nullptr;
         {

@@ -132,8 +132,4 @@ private:
 // characters: the text of an assert or a raise is the candidate's own.
 std::string hostErrorMessage(const std::string& what);
 
-// The operators the dialect allows in host code (docs/native-dialect.md), for documentation and
-// tests.
-const std::vector<std::string>& allowedHostOperators();
-
 } // namespace dice

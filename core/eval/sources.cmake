@@ -4,6 +4,7 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     eval/eval_options.cpp
     eval/evaluation.cpp
     eval/hack_suite.cpp
+    eval/host_operators.cpp
     eval/metrics.cpp
     eval/native_launchers.cpp
 )

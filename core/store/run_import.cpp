@@ -53,7 +53,7 @@ ImportedRuns importRuns(const std::string& text, const std::string& origin,
     json doc;
     try {
         doc = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
         throw Error(origin + ": not JSON: " + e.what());
     }
     ImportedRuns out;

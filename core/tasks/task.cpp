@@ -331,7 +331,7 @@ public:
         json root;
         try {
             root = json::parse(text);
-        } catch (const json::parse_error& e) {
+        } catch (const json::exception& e) {
             fail("", std::string("not valid JSON: ") + e.what());
         }
         return read(root);

@@ -5,6 +5,8 @@ The worker keeps the inputs, the reference's outputs and the timing of the refer
 the answer's process gets copies of the inputs in a shared memory file and writes its outputs
 there. Nothing it sends is unpickled or executed: replies are bounded JSON lines whose fields are
 checked before use, and outputs are raw bytes read at the shapes and dtypes the worker expects.
+Every request is timed from this side, and refused when a reply is already waiting before it is
+sent (one written in advance would end a timed round trip at once).
 """
 
 import fcntl
@@ -55,8 +57,12 @@ class SharedFile:
         offset = (self.cursor + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
         self.cursor = offset + nbytes
         if self.cursor > self.size:
+            # From the file's real size: the answer may have grown it, and the seal refuses any
+            # ftruncate that would shrink it.
+            actual = os.fstat(self.fd).st_size
             self.size = max(self.cursor, self.size * 2, 1 << 20)
-            os.ftruncate(self.fd, self.size)
+            if self.size > actual:
+                os.ftruncate(self.fd, self.size)
             self.map = mmap.mmap(self.fd, self.size)
         return offset
 

@@ -132,12 +132,27 @@ def command(program, sandbox_policy, argv, report_fd=None):
     return line + ["--policy", json.dumps(sandbox_policy, sort_keys=True), "--"] + list(argv)
 
 
+# What an interpreter, PyTorch, its extension builds and CUDA read from the environment. Nothing
+# else is passed on: a token or password in the user's environment must not reach an answer.
+PASSED_VARIABLES = (
+    "PATH", "LANG", "LANGUAGE", "LD_LIBRARY_PATH", "PYTHONPATH",
+    "CUDA_HOME", "CUDA_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDNN_HOME",
+    "TORCH_CUDA_ARCH_LIST", "TORCH_EXTENSIONS_DIR", "PYTORCH_NVCC",
+    "CC", "CXX", "MAX_JOBS", "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS",
+    "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+)
+PASSED_PREFIXES = ("LC_", "NVIDIA_")
+
+
 def environment(writable_root):
-    """The environment of a sandboxed program: temporary files in its own writable folder (the
-    compilers write there), output unbuffered."""
-    env = dict(os.environ)
+    """The environment of a sandboxed program: the allow-listed variables of this one, the home
+    and temporary folders in its own writable folder (the compilers write there), output
+    unbuffered."""
+    env = {name: value for name, value in os.environ.items()
+           if name in PASSED_VARIABLES or name.startswith(PASSED_PREFIXES)}
     temporary = os.path.join(writable_root, "tmp")
     os.makedirs(temporary, exist_ok=True)
+    env["HOME"] = writable_root
     env["TMPDIR"] = temporary
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONUNBUFFERED"] = "1"

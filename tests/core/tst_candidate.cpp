@@ -124,6 +124,22 @@ def forward(x: Tensor) -> Tensor:
         QVERIFY(resolveKernel(kernels, "plain").nameExpression);
     }
 
+    void emptyParameterIsAnError() {
+        // Found by fuzz_candidate: an empty parameter reached the parameter parser.
+        const auto c = parseNativeCandidate("#pragma dice device\n__global__ void k(float* x, , "
+                                            "int n) {}\n#pragma dice host\ndef forward(x: "
+                                            "Tensor) -> Tensor:\n    return x\n",
+                                            "k.dice");
+        try {
+            parseKernelSignatures(c);
+            QFAIL("accepted");
+        } catch (const dice::Error& e) {
+            QVERIFY2(std::string(e.what()).find("kernel k has an empty parameter") !=
+                         std::string::npos,
+                     e.what());
+        }
+    }
+
     void resolveKernelExplainsMistakes_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("expected");

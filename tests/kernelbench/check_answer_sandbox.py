@@ -4,8 +4,9 @@
 
 Starts resources/python/kernelbench_worker.py with the built dice-sandbox, evaluates every answer
 of tests/fixtures/kernelbench/hostile against its ReLU problem on the CPU, and checks each
-verdict, that nothing was written outside the answer's build folder, that a file of the user's
-did not leak into any reply, and that forged result lines did not reach the client.
+verdict, that nothing was written outside the answer's build folder, that neither a file of the
+user's nor a variable of the worker's environment leaked into any reply, and that forged result
+lines did not reach the client.
 
   check_answer_sandbox.py DICE_SANDBOX SCRIPTS_DIR FIXTURES_DIR
 """
@@ -18,6 +19,8 @@ import sys
 import tempfile
 
 SECRET = "the-user's-secret-7f3a9c"
+# In the worker's environment only: the answer's environment is an allow-list without it.
+ENV_SECRET = "the-environment's-secret-4b1d2e"
 
 # Answer -> the verdict it must get. None of these may be "correct" or "fallback".
 EXPECTED = {
@@ -26,6 +29,25 @@ EXPECTED = {
     "escape_and_forge": "runtime_error",
     "timer_liar": "invalid_candidate",
     "self_crash": "runtime_error",
+    "median_forger": "invalid_candidate",  # timing_misreported
+    "reply_ahead": "invalid_candidate",
+    "cache_replay": "incorrect",  # cached_results
+    "warmup_detector": "incorrect",  # cached_results
+    "lazy_output": "incorrect",
+    "nan_wildcard": "incorrect",
+    "gc_expected": "incorrect",
+    "cpp_system": "runtime_error",  # raises with its environment in the message
+    "thread_starter": "invalid_candidate",
+}
+# Flags a verdict must come with, where the verdict alone does not say which check caught it.
+EXPECTED_FLAGS = {
+    "timer_liar": "timing_misreported",
+    "median_forger": "timing_misreported",
+    "reply_ahead": "reply_ahead",
+    "cache_replay": "cached_results",
+    "warmup_detector": "cached_results",
+    "lazy_output": "lazy_output",
+    "thread_starter": "threads_started",
 }
 
 
@@ -44,7 +66,8 @@ def main(argv):
         worker = subprocess.Popen(
             [sys.executable, os.path.join(scripts, "kernelbench_worker.py"),
              "--sandbox-program", sandbox],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            env=dict(os.environ, DICE_TEST_SECRET=ENV_SECRET))
         problem = open(os.path.join(fixtures, "problem_relu.py")).read()
         for request_id, (name, verdict) in enumerate(sorted(EXPECTED.items()), start=7001):
             source = open(os.path.join(fixtures, name + ".py")).read().replace("OUTSIDE", outside)
@@ -61,6 +84,8 @@ def main(argv):
                     return report(failures)
                 if SECRET in line:
                     failures.append("%s: the user's file leaked into a reply" % name)
+                if ENV_SECRET in line:
+                    failures.append("%s: the worker's environment leaked into a reply" % name)
                 reply = json.loads(line)
                 if reply.get("id") != request_id:
                     failures.append("%s: a reply with id %s reached the client" %
@@ -77,6 +102,10 @@ def main(argv):
             if got != verdict:
                 failures.append("%s: verdict %s, expected %s (%s)" %
                                 (name, got, verdict, evaluation["message"][:300]))
+            flags = [f["code"] for f in evaluation.get("flags", [])]
+            if name in EXPECTED_FLAGS and EXPECTED_FLAGS[name] not in flags:
+                failures.append("%s: no %s flag (flags: %s)" %
+                                (name, EXPECTED_FLAGS[name], ", ".join(flags)))
             layers = evaluation.get("sandbox") or {}
             for layer in ("network", "landlock", "seccomp"):
                 if not str(layers.get(layer, "")).startswith(("applied", "isolated")):
