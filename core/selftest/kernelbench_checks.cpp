@@ -2,14 +2,19 @@
 #include "core/selftest/kernelbench_checks.h"
 
 #include "core/common/error.h"
+#include "core/common/file_util.h"
 #include "core/cuda/cuda_driver.h"
 #include "core/kernelbench/python_evaluator.h"
 #include "core/kernelbench/python_runtime.h"
 #include "core/prompts/answer.h"
 #include "core/prompts/kernelbench_prompts.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 namespace dice {
 
@@ -101,6 +106,88 @@ void checkPythonEvaluator(CheckResult& result) {
                      ") on " + found->device + " with nvcc and ninja";
 }
 
+// The hostile answers of resources/hacks/kernelbench on the GPU, as tst_kernelbench_sandbox runs
+// them on the CPU: each must get its verdict and flag, write nothing outside its build folder and
+// leak neither a file of the user's nor a variable of the environment.
+void checkHostileAnswers(CheckResult& result) {
+    const auto& driver = cu::Driver::instance();
+    if (!driver.available())
+        throw SkipCheck{driver.unavailableReason()};
+    namespace fs = std::filesystem;
+    const fs::path folder = fs::path(dataDirectory()) / "hacks" / "kernelbench";
+    const std::string tablePath = (folder / "hostile.json").string();
+    nlohmann::json table;
+    try {
+        table = nlohmann::json::parse(readTextFile(tablePath));
+    } catch (const nlohmann::json::exception& e) {
+        throw FileError(tablePath, std::string("not valid JSON: ") + e.what());
+    }
+    if (table.value("format", std::string()) != "dice-kernelbench-hostile/1" ||
+        !table.contains("answers") || !table["answers"].is_array())
+        throw FileError(tablePath, "format must be \"dice-kernelbench-hostile/1\" with answers");
+    PythonEvaluator evaluator;
+    if (!evaluator.canEvaluate())
+        throw Error(evaluator.unavailableReason());
+
+    const std::string secret = "the-user's-secret-selftest-91c4";
+    const std::string environmentSecret = "the-environment's-secret-selftest-3e7a";
+    const TemporaryFolder work("dice-hostile");
+    const fs::path outside = fs::path(work.path()) / "outside";
+    fs::create_directories(outside);
+    std::ofstream(outside / "secret") << secret;
+    // The worker inherits it; the answers' environment is an allow-list without it.
+    ::setenv("DICE_TEST_SECRET", environmentSecret.c_str(), 1);
+
+    KernelBenchOptions options;
+    options.warmups = 2;
+    options.timingTrials = 20;
+    options.buildDirectory = (fs::path(work.path()) / "build").string();
+    const std::string problem =
+        readTextFile((folder / table.value("problem", std::string())).string());
+    std::vector<std::string> failures;
+    nlohmann::json answers = nlohmann::json::array();
+    for (const auto& answer : table["answers"]) {
+        const std::string name = answer.value("name", std::string());
+        const std::string expected = answer.value("verdict", std::string());
+        const std::string flag = answer.value("flag", std::string());
+        std::string source = readTextFile((folder / (name + ".py")).string());
+        for (std::size_t at = source.find("OUTSIDE"); at != std::string::npos;
+             at = source.find("OUTSIDE", at))
+            source.replace(at, 7, outside.string());
+        const EvaluationResult r = evaluator.evaluate({name, 1, problem, source}, options);
+        std::vector<std::string> flags;
+        for (const auto& f : r.flags)
+            flags.push_back(f.code);
+        const std::string verdict = toString(r.verdict);
+        if (verdict != expected)
+            failures.push_back(name + ": " + verdict + ", expected " + expected);
+        if (!flag.empty() && std::find(flags.begin(), flags.end(), flag) == flags.end())
+            failures.push_back(name + ": no " + flag + " flag");
+        if (r.message.find(secret) != std::string::npos ||
+            r.message.find(environmentSecret) != std::string::npos)
+            failures.push_back(name + ": a secret leaked into the verdict's message");
+        answers.push_back({{"answer", name},
+                           {"verdict", verdict},
+                           {"expected", expected},
+                           {"flags", flags},
+                           {"message", r.message.substr(0, 200)}});
+    }
+    ::unsetenv("DICE_TEST_SECRET");
+    for (const auto& entry : fs::directory_iterator(outside))
+        if (entry.path().filename() != "secret")
+            failures.push_back("a file was written outside: " + entry.path().filename().string());
+    result.data["answers"] = answers;
+    if (!failures.empty()) {
+        std::string text;
+        for (const auto& f : failures)
+            text += (text.empty() ? "" : "; ") + f;
+        throw Error(text);
+    }
+    result.message = std::to_string(answers.size()) +
+                     " hostile KernelBench answers got their verdicts; nothing was written "
+                     "outside and no secret leaked";
+}
+
 } // namespace
 
 } // namespace kernelbench
@@ -112,6 +199,10 @@ void addKernelBenchChecks(std::vector<SelfTestCheck>& checks) {
                       "DICE's prompts, the static hack checks and a python3 with CUDA PyTorch, "
                       "nvcc and ninja for KernelBench candidates",
                       kernelbench::checkPythonEvaluator});
+    checks.push_back({"gpu.kernelbench_hostile", "gpu",
+                      "hostile KernelBench answers (escapes, forged replies and timings, caches, "
+                      "lazy and NaN outputs) end in their expected verdicts on the GPU",
+                      kernelbench::checkHostileAnswers});
 }
 
 } // namespace dice

@@ -165,6 +165,9 @@ class AnswerProcess:
             self.process.wait()
             raise AnswerFailed("the sandbox did not start the answer's process: " +
                                self.log_tail(2000).strip())
+        if "refused" in report:
+            self.process.wait()
+            raise AnswerFailed(str(report["refused"])[:400])
         return report
 
     def log_tail(self, limit=LOG_TAIL_BYTES):

@@ -3,12 +3,12 @@
 """The KernelBench dialect's sandbox against hostile answers, on the CPU (no GPU needed).
 
 Starts resources/python/kernelbench_worker.py with the built dice-sandbox, evaluates every answer
-of tests/fixtures/kernelbench/hostile against its ReLU problem on the CPU, and checks each
+of resources/hacks/kernelbench (hostile.json) against its ReLU problem on the CPU, and checks each
 verdict, that nothing was written outside the answer's build folder, that neither a file of the
 user's nor a variable of the worker's environment leaked into any reply, and that forged result
 lines did not reach the client.
 
-  check_answer_sandbox.py DICE_SANDBOX SCRIPTS_DIR FIXTURES_DIR
+  check_answer_sandbox.py DICE_SANDBOX SCRIPTS_DIR HOSTILE_DIR
 """
 
 import json
@@ -22,33 +22,15 @@ SECRET = "the-user's-secret-7f3a9c"
 # In the worker's environment only: the answer's environment is an allow-list without it.
 ENV_SECRET = "the-environment's-secret-4b1d2e"
 
-# Answer -> the verdict it must get. None of these may be "correct" or "fallback".
-EXPECTED = {
-    "honest_on_cpu": "fallback",  # the control: right values, computed with PyTorch on a CPU
-    "wrong_values": "incorrect",
-    "escape_and_forge": "runtime_error",
-    "timer_liar": "invalid_candidate",
-    "self_crash": "runtime_error",
-    "median_forger": "invalid_candidate",  # timing_misreported
-    "reply_ahead": "invalid_candidate",
-    "cache_replay": "incorrect",  # cached_results
-    "warmup_detector": "incorrect",  # cached_results
-    "lazy_output": "incorrect",
-    "nan_wildcard": "incorrect",
-    "gc_expected": "incorrect",
-    "cpp_system": "runtime_error",  # raises with its environment in the message
-    "thread_starter": "invalid_candidate",
-}
-# Flags a verdict must come with, where the verdict alone does not say which check caught it.
-EXPECTED_FLAGS = {
-    "timer_liar": "timing_misreported",
-    "median_forger": "timing_misreported",
-    "reply_ahead": "reply_ahead",
-    "cache_replay": "cached_results",
-    "warmup_detector": "cached_results",
-    "lazy_output": "lazy_output",
-    "thread_starter": "threads_started",
-}
+
+
+def expectations(folder):
+    """hostile.json: the problem file and, for each answer, the verdict and flag it must get."""
+    with open(os.path.join(folder, "hostile.json"), encoding="utf-8") as f:
+        table = json.load(f)
+    if table.get("format") != "dice-kernelbench-hostile/1":
+        raise SystemExit("hostile.json: unknown format %r" % table.get("format"))
+    return table["problem"], {a["name"]: (a["verdict"], a.get("flag")) for a in table["answers"]}
 
 
 def main(argv):
@@ -68,8 +50,9 @@ def main(argv):
              "--sandbox-program", sandbox],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             env=dict(os.environ, DICE_TEST_SECRET=ENV_SECRET))
-        problem = open(os.path.join(fixtures, "problem_relu.py")).read()
-        for request_id, (name, verdict) in enumerate(sorted(EXPECTED.items()), start=7001):
+        problem_file, expected = expectations(fixtures)
+        problem = open(os.path.join(fixtures, problem_file)).read()
+        for request_id, (name, (verdict, flag)) in enumerate(sorted(expected.items()), start=7001):
             source = open(os.path.join(fixtures, name + ".py")).read().replace("OUTSIDE", outside)
             worker.stdin.write(json.dumps({
                 "protocol": "dice-evald", "version": 1, "id": request_id, "type": "evaluate",
@@ -103,9 +86,9 @@ def main(argv):
                 failures.append("%s: verdict %s, expected %s (%s)" %
                                 (name, got, verdict, evaluation["message"][:300]))
             flags = [f["code"] for f in evaluation.get("flags", [])]
-            if name in EXPECTED_FLAGS and EXPECTED_FLAGS[name] not in flags:
+            if flag and flag not in flags:
                 failures.append("%s: no %s flag (flags: %s)" %
-                                (name, EXPECTED_FLAGS[name], ", ".join(flags)))
+                                (name, flag, ", ".join(flags)))
             layers = evaluation.get("sandbox") or {}
             for layer in ("network", "landlock", "seccomp"):
                 if not str(layers.get(layer, "")).startswith(("applied", "isolated")):
