@@ -137,6 +137,8 @@ bool CuptiTracer::start(std::string* error) {
         g_busy = false;
         return false;
     }
+    // Taken after enabling: a kernel that starts from here on is this trace's.
+    cuptiGetTimestamp(&m_startNs);
     m_active = true;
     return true;
 #else
@@ -155,7 +157,10 @@ std::vector<KernelRecord> CuptiTracer::stop() {
     cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     std::lock_guard<std::mutex> lock(g_mutex);
-    out.swap(g_records);
+    for (auto& r : g_records)
+        if (r.startNs >= m_startNs)
+            out.push_back(std::move(r));
+    g_records.clear();
     g_busy = false;
     m_active = false;
 #endif

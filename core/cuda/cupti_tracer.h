@@ -26,7 +26,9 @@ struct KernelRecord {
 
 // Records every kernel launched in the process between start() and stop(). CUPTI's activity
 // callbacks are process-wide, so at most one tracer records at a time; start() fails while another
-// is active.
+// is active. CUPTI delivers records when its buffers complete, which can be after the trace that
+// launched them has stopped: a record of a kernel that began before start() is never returned,
+// so one evaluation's kernels cannot be counted in the next one's.
 class CuptiTracer {
 public:
     CuptiTracer() = default;
@@ -46,6 +48,8 @@ public:
 
 private:
     bool m_active = false;
+    // CUPTI's clock at start(): kernels recorded with an earlier start belong to an earlier trace.
+    std::uint64_t m_startNs = 0;
 };
 
 } // namespace dice

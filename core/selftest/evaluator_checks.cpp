@@ -109,6 +109,30 @@ void checkHack(CheckResult& result, const HackCase& hack) {
         why.substr(0, 200) + "; the worker (" + toString(r.workerState) + ") then passed relu";
 }
 
+// Several honest candidates timed one after the other in one worker: CUPTI's record of one must
+// not be counted in the next (a kernel of the task before was once seen as a foreign kernel and
+// the next candidate called a fallback).
+void checkBackToBack(CheckResult& result) {
+    requireGpuForEvaluation();
+    EvalOptions options;
+    options.preset = "bench";
+    nlohmann::json runs = nlohmann::json::array();
+    for (const std::string task : {"relu", "gelu", "relu", "softmax", "gelu"}) {
+        const EvaluationResult r = sharedEvaluator().evaluate(
+            builtinTask(task), readTextFile(solutionPath(task)), task + ".dice", options);
+        std::vector<std::string> flags;
+        for (const auto& f : r.flags)
+            flags.push_back(f.code);
+        runs.push_back({{"task", task}, {"verdict", toString(r.verdict)}, {"flags", flags}});
+        if (r.verdict != Verdict::Correct || !r.candidateKernelTime)
+            throw Error("back to back, the honest " + task + " was " + describe(r) +
+                        (r.candidateKernelTime ? "" : " (no CUPTI record of its kernels)"));
+    }
+    result.data["runs"] = runs;
+    result.message = "relu, gelu, relu, softmax, gelu timed back to back in one worker: all "
+                     "correct, no kernel counted in the wrong evaluation";
+}
+
 } // namespace
 
 void addEvaluatorChecks(std::vector<SelfTestCheck>& checks) {
@@ -118,6 +142,9 @@ void addEvaluatorChecks(std::vector<SelfTestCheck>& checks) {
                       [](CheckResult& r) { checkSolution(r, "softmax", 0); }});
     checks.push_back({"eval.matmul", "gpu", "the matmul solution evaluates as correct",
                       [](CheckResult& r) { checkSolution(r, "matmul", 0); }});
+    checks.push_back({"eval.back_to_back", "gpu",
+                      "honest candidates timed one after another in one worker stay correct",
+                      checkBackToBack});
     std::vector<HackCase> hacks;
     std::string problem;
     try {
