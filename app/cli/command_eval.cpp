@@ -26,7 +26,8 @@ namespace {
 
 const char* const kUsage =
     "usage: dice eval TASK CANDIDATE [options]\n"
-    "       dice eval --suite DIR --candidates DIR [options]\n\n"
+    "       dice eval --suite DIR --candidates DIR [options]\n"
+    "       dice eval --batch FILE.jsonl [options]   (dice eval --batch --help)\n\n"
     "Evaluates a native candidate (.dice) against a task: compiles it, checks correctness over\n"
     "poisoned and guarded memory, times it against the reference and flags what looks wrong.\n"
     "TASK is a built-in task's name or a task file. With --suite, every task of DIR is\n"
@@ -119,6 +120,9 @@ bool acceptable(const EvaluationResult& r, bool strict) {
 } // namespace
 
 int commandEval(const Invocation& in) {
+    for (const auto& a : in.args)
+        if (a == "--batch" || a.rfind("--batch=", 0) == 0)
+            return evalBatch(in);
     const Arguments args(in.args,
                          {"json", "help", "no-store", "no-timing", "compile-only", "lenient"},
                          {"preset", "tolerance", "trials", "warmups", "timing-trials", "store",

@@ -37,8 +37,7 @@ struct Entry {
     std::string problem;  // the KernelBench problem file
     std::string solution; // ModelNew with load_inline
     std::string native;   // the same kernels as a .dice file ("" when there is none)
-    ChildResult prebuild;
-    double prebuildMs = 0;
+    kernelbench::PythonEvaluator::Prebuilt prebuild;
     std::optional<EvaluationResult> python;
     std::string pythonError;
     std::string taskFile;
@@ -136,20 +135,13 @@ int kernelBenchAgreement(const std::vector<std::string>& argv,
     // evaluation, into the folders the evaluations will load them from.
     std::cout << "compiling " << entries.size() << " extensions at once...\n" << std::flush;
     {
-        std::vector<std::thread> builders;
-        for (auto& e : entries)
-            builders.emplace_back([&e, &python, &work, timeoutS] {
-                const auto started = std::chrono::steady_clock::now();
-                ChildRunOptions limit;
-                limit.timeoutMs = timeoutS * 1000;
-                e.prebuild = runChild({{python, kernelbench::pythonScript("kernelbench_worker.py"),
-                                        "--sandbox-program", sandboxProgram(), "--prebuild",
-                                        e.solution, "--build-dir", (work / "build").string()}},
-                                      limit);
-                e.prebuildMs = millisecondsSince(started);
-            });
-        for (auto& t : builders)
-            t.join();
+        std::vector<std::string> sources;
+        for (const auto& e : entries)
+            sources.push_back(readTextFile(e.solution, limits::kKernelBenchSource));
+        const auto built = evaluator.prebuild(sources, (work / "build").string(),
+                                              static_cast<int>(entries.size()), timeoutS * 1000);
+        for (std::size_t i = 0; i < entries.size(); ++i)
+            entries[i].prebuild = built[i];
     }
 
     kernelbench::KernelBenchOptions options;
@@ -223,8 +215,9 @@ int kernelBenchAgreement(const std::vector<std::string>& argv,
               << std::setw(18) << "native" << std::setw(12) << "speedups"
               << "time per evaluation\n";
     for (const auto& e : entries) {
-        nlohmann::json j = {
-            {"problem", e.name}, {"prebuild_ms", e.prebuildMs}, {"prebuild_ok", e.prebuild.ok()}};
+        nlohmann::json j = {{"problem", e.name},
+                            {"prebuild_ms", e.prebuild.milliseconds},
+                            {"prebuild_ok", e.prebuild.ok}};
         if (e.python)
             j["python"] = brief(*e.python);
         else
@@ -260,7 +253,7 @@ int kernelBenchAgreement(const std::vector<std::string>& argv,
         };
         std::ostringstream times;
         times << std::fixed << std::setprecision(1) << (e.python ? e.python->wallMs / 1000 : 0.0)
-              << " s + " << e.prebuildMs / 1000 << " s compile / "
+              << " s + " << e.prebuild.milliseconds / 1000 << " s compile / "
               << (e.nativeResult ? e.nativeWallMs / 1000 : 0.0) << " s";
         std::cout << std::setw(30) << e.name << std::setw(18) << verdict(e.python) << std::setw(18)
                   << verdict(e.nativeResult) << std::setw(12) << speedups << times.str() << "\n";

@@ -24,6 +24,8 @@ int benchModel(const Invocation& in);
 int benchKernelBench(const Invocation& in);
 int commandCompile(const Invocation& in);
 int commandEval(const Invocation& in);
+// dice eval --batch (command_eval_batch.cpp).
+int evalBatch(const Invocation& in);
 int commandRuns(const Invocation& in);
 int commandKernelBench(const Invocation& in);
 int commandImport(const Invocation& in);

@@ -17,8 +17,12 @@
 #include "core/eval/native_timing.h"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <regex>
 #include <set>
+#include <thread>
 
 namespace dice {
 
@@ -306,6 +310,44 @@ std::string NativeEvaluator::Impl::firstLine(const std::string& text) {
     return cut == std::string::npos ? text : text.substr(0, cut);
 }
 
+void NativeEvaluator::Impl::runOnGpu(const Task& task, const EvalOptions& options,
+                                     native::Prepared& p, EvaluationResult& r,
+                                     const ProgressFn& progress) {
+    const std::string reason = unavailableReason();
+    if (!reason.empty()) {
+        r.verdict = Verdict::NotRun;
+        r.message = "compiled, not run: " + reason +
+                    " (a dry run on meta tensors found outputs of the reference's shapes and "
+                    "dtypes)";
+        return;
+    }
+    // The evaluator's own GPU state is set up before the candidate's code runs, so that its
+    // failure is reported as the evaluator's and never taken for the candidate's fault.
+    try {
+        ensureGpu();
+    } catch (const std::exception& e) {
+        r.verdict = Verdict::NotRun;
+        r.message = std::string("the evaluator could not prepare the GPU: ") + firstLine(e.what());
+        return;
+    }
+    try {
+        native::GpuRun(*this, task, options, p, r, progress).run();
+    } catch (const native::CandidateFault& fault) {
+        r.verdict = Verdict::RuntimeError;
+        r.message = fault.message;
+    } catch (const std::exception& e) {
+        const cu::Result rc = cu::Driver::instance().api().cuCtxSynchronize();
+        if (rc != cu::kSuccess) {
+            lost = true;
+            r.verdict = Verdict::RuntimeError;
+            r.message = "the kernel faulted: " + cu::Driver::instance().describe(rc);
+        } else {
+            r.verdict = Verdict::NotRun;
+            r.message = std::string("the evaluation failed: ") + firstLine(e.what());
+        }
+    }
+}
+
 NativeEvaluator::NativeEvaluator(int deviceIndex)
     : m_impl(std::make_unique<Impl>()) {
     m_impl->deviceIndex = deviceIndex;
@@ -349,44 +391,73 @@ EvaluationResult NativeEvaluator::evaluate(const Task& task, const std::string& 
         r.wallMs = msSince(start);
         return r;
     }
-    const std::string reason = m_impl->unavailableReason();
-    if (!reason.empty()) {
-        r.verdict = Verdict::NotRun;
-        r.message = "compiled, not run: " + reason +
-                    " (a dry run on meta tensors found outputs of the reference's shapes and "
-                    "dtypes)";
-        r.wallMs = msSince(start);
-        return r;
-    }
-    // The evaluator's own GPU state is set up before the candidate's code runs, so that its
-    // failure is reported as the evaluator's and never taken for the candidate's fault.
-    try {
-        m_impl->ensureGpu();
-    } catch (const std::exception& e) {
-        r.verdict = Verdict::NotRun;
-        r.message =
-            std::string("the evaluator could not prepare the GPU: ") + Impl::firstLine(e.what());
-        r.wallMs = msSince(start);
-        return r;
-    }
-    try {
-        native::GpuRun(*m_impl, task, options, p, r, progress).run();
-    } catch (const native::CandidateFault& fault) {
-        r.verdict = Verdict::RuntimeError;
-        r.message = fault.message;
-    } catch (const std::exception& e) {
-        const cu::Result rc = cu::Driver::instance().api().cuCtxSynchronize();
-        if (rc != cu::kSuccess) {
-            m_impl->lost = true;
-            r.verdict = Verdict::RuntimeError;
-            r.message = "the kernel faulted: " + cu::Driver::instance().describe(rc);
-        } else {
-            r.verdict = Verdict::NotRun;
-            r.message = std::string("the evaluation failed: ") + Impl::firstLine(e.what());
-        }
-    }
+    m_impl->runOnGpu(task, options, p, r, progress);
     r.wallMs = msSince(start);
     return r;
+}
+
+std::size_t NativeEvaluator::evaluateBatch(const std::vector<BatchItem>& items, int compileThreads,
+                                           const BatchDone& done, const ProgressFn& progress) {
+    // What the compile threads hand to this one: each item's result so far and its module,
+    // and whether it may go on to the GPU.
+    struct Slot {
+        EvaluationResult result;
+        native::Prepared prepared;
+        bool ready = false;
+        bool runnable = false;
+        Clock::time_point start;
+    };
+    std::vector<Slot> slots(items.size());
+    std::mutex mutex;
+    std::condition_variable readyChanged;
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> stop{false};
+    const auto compileAhead = [&] {
+        for (;;) {
+            const std::size_t i = next++;
+            if (i >= items.size() || stop)
+                return;
+            const BatchItem& item = items[i];
+            Slot& slot = slots[i];
+            slot.start = Clock::now();
+            slot.result = m_impl->start(item.task, item.options);
+            const bool runnable =
+                m_impl->prepare(item.task, item.source, item.origin, item.options, slot.result,
+                                slot.prepared) &&
+                m_impl->dryRun(item.task, item.options, slot.prepared, slot.result);
+            {
+                std::lock_guard<std::mutex> lock(mutex);
+                slot.runnable = runnable;
+                slot.ready = true;
+            }
+            readyChanged.notify_all();
+        }
+    };
+    std::vector<std::thread> compilers;
+    for (int t = 0; t < std::max(1, compileThreads); ++t)
+        compilers.emplace_back(compileAhead);
+    std::size_t evaluated = 0;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        Slot& slot = slots[i];
+        {
+            std::unique_lock<std::mutex> lock(mutex);
+            readyChanged.wait(lock, [&] { return slot.ready; });
+        }
+        if (slot.runnable)
+            m_impl->runOnGpu(items[i].task, items[i].options, slot.prepared, slot.result, progress);
+        slot.result.wallMs = msSince(slot.start);
+        if (done)
+            done(i, slot.result);
+        // The module and its programs are not needed once the verdict is out.
+        slot.prepared = native::Prepared();
+        ++evaluated;
+        if (m_impl->lost)
+            break;
+    }
+    stop = true;
+    for (auto& t : compilers)
+        t.join();
+    return evaluated;
 }
 
 } // namespace dice

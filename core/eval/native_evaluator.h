@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dice {
 
@@ -35,6 +36,22 @@ public:
     EvaluationResult evaluate(const Task& task, const std::string& source,
                               const std::string& origin, const EvalOptions& options,
                               const ProgressFn& progress = {});
+
+    // One candidate of a batch.
+    struct BatchItem {
+        Task task;
+        std::string source;
+        std::string origin;
+        EvalOptions options;
+    };
+    using BatchDone = std::function<void(std::size_t item, const EvaluationResult& result)>;
+    // Evaluates the items in order, one at a time on the GPU, while `compileThreads` threads
+    // compile and dry-run the items ahead (NVRTC and TorchScript need no GPU): each verdict is
+    // the one evaluate() gives. `done` is called on this thread, in order, for each item
+    // evaluated. Stops after an item whose kernel fault lost the CUDA context; returns how many
+    // items were evaluated, so that the rest can go to a fresh process.
+    std::size_t evaluateBatch(const std::vector<BatchItem>& items, int compileThreads,
+                              const BatchDone& done, const ProgressFn& progress = {});
 
     // True once a kernel fault left the CUDA context unusable; the owning process must exit.
     bool contextLost() const;

@@ -81,6 +81,10 @@ struct NativeEvaluator::Impl {
                 EvaluationResult& r);
 
     static std::string firstLine(const std::string& text);
+
+    // The GPU part of evaluate(), for a candidate that prepare() and dryRun() passed.
+    void runOnGpu(const Task& task, const EvalOptions& options, native::Prepared& p,
+                  EvaluationResult& r, const ProgressFn& progress);
 };
 
 } // namespace dice

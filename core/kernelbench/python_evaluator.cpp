@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/kernelbench/python_evaluator.h"
 
+#include "core/common/child_process.h"
 #include "core/common/error.h"
+#include "core/common/file_util.h"
 #include "core/system/sandbox.h"
 #include "core/worker/worker_process.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <thread>
 
 namespace dice::kernelbench {
 
@@ -124,6 +129,58 @@ std::vector<StaticFinding> PythonEvaluator::check(const std::string& candidateSo
                             f.value("message", std::string()), f.value("line", 0)});
     }
     return findings;
+}
+
+std::vector<PythonEvaluator::Prebuilt>
+PythonEvaluator::prebuild(const std::vector<std::string>& candidateSources,
+                          const std::string& buildDirectory, int threads, int timeoutMs) {
+    std::vector<Prebuilt> built(candidateSources.size());
+    m_impl->choose();
+    const std::string python = m_impl->info.executable;
+    const std::string script = m_impl->config.workerScript.empty()
+                                   ? pythonScript("kernelbench_worker.py")
+                                   : m_impl->config.workerScript;
+    const TemporaryFolder sources("dice-prebuild");
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+        for (;;) {
+            const std::size_t i = next++;
+            if (i >= candidateSources.size())
+                return;
+            const auto started = std::chrono::steady_clock::now();
+            const std::string file = sources.path() + "/answer" + std::to_string(i) + ".py";
+            writeFileAtomically(file, candidateSources[i]);
+            ChildRunOptions limit;
+            limit.timeoutMs = timeoutMs;
+            const ChildResult run =
+                runChild({{python, script, "--sandbox-program", sandboxProgram(), "--prebuild",
+                           file, "--build-dir", buildDirectory}},
+                         limit);
+            Prebuilt& b = built[i];
+            b.milliseconds = std::chrono::duration<double, std::milli>(
+                                 std::chrono::steady_clock::now() - started)
+                                 .count();
+            try {
+                const auto lastLine = run.out.find_last_not_of('\n');
+                const auto lineStart = run.out.rfind('\n', lastLine);
+                const nlohmann::json report = nlohmann::json::parse(
+                    lastLine == std::string::npos
+                        ? std::string("null")
+                        : run.out.substr(lineStart == std::string::npos ? 0 : lineStart + 1));
+                b.ok = report.is_object() && report.value("ok", false) && run.exit.exited() &&
+                       run.exit.exitCode == 0;
+                b.message = report.is_object() ? report.value("message", std::string()) : "";
+            } catch (const nlohmann::json::exception&) {
+                b.message = "the build ended without a report (" + run.exit.describe() + ")";
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 0; t < std::max(1, threads); ++t)
+        pool.emplace_back(work);
+    for (auto& t : pool)
+        t.join();
+    return built;
 }
 
 EvaluationResult PythonEvaluator::evaluate(const KernelBenchJob& job,

@@ -80,6 +80,17 @@ public:
     EvaluationResult evaluate(const KernelBenchJob& job, const KernelBenchOptions& options,
                               const Progress& progress = {});
 
+    struct Prebuilt {
+        bool ok = false;
+        double milliseconds = 0;
+        std::string message; // why it did not build, or "built"
+    };
+    // Builds the load_inline extensions of many answers at once, `threads` at a time, each in
+    // its own sandbox, into the folders evaluate() with the same buildDirectory loads them from:
+    // a build takes about a minute, and later evaluations of the same source find it done.
+    std::vector<Prebuilt> prebuild(const std::vector<std::string>& candidateSources,
+                                   const std::string& buildDirectory, int threads, int timeoutMs);
+
     // How many times the worker process was started.
     int workerStarts() const;
     // The worker's process id while it runs, else -1.

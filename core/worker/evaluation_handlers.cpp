@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/worker/evaluation_handlers.h"
 
+#include "core/common/error.h"
 #include "core/worker/evaluation_request.h"
+
+#include <vector>
 
 namespace dice {
 
@@ -16,6 +19,39 @@ void noteRepairedText(const protocol::Request& request, EvaluationResult& result
         {"invalid_utf8", "the request held " + std::to_string(request.utf8Replaced) +
                              " byte sequence(s) that are not UTF-8; each was replaced by U+FFFD "
                              "before the candidate was read"});
+}
+
+// A batch is many candidates, each a "compile"/"evaluate" body (docs/worker-protocol.md).
+constexpr std::size_t kMaxBatchItems = 4096;
+constexpr int kMaxCompileThreads = 64;
+
+std::vector<NativeEvaluator::BatchItem> batchItems(const nlohmann::json& body) {
+    if (!body.contains("items") || !body["items"].is_array() || body["items"].empty())
+        throw Error("request field \"items\" must be a non-empty list of candidates");
+    if (body["items"].size() > kMaxBatchItems)
+        throw Error("a batch holds at most " + std::to_string(kMaxBatchItems) + " candidates");
+    std::vector<NativeEvaluator::BatchItem> items;
+    for (std::size_t i = 0; i < body["items"].size(); ++i) {
+        try {
+            EvaluationRequest r = evaluationRequestFromJson(body["items"][i]);
+            items.push_back(
+                {std::move(r.task), std::move(r.source), std::move(r.name), std::move(r.options)});
+        } catch (const Error& e) {
+            throw Error("item " + std::to_string(i) + ": " + e.what());
+        }
+    }
+    return items;
+}
+
+int compileThreads(const nlohmann::json& body) {
+    if (!body.contains("compile_threads"))
+        return 1;
+    const auto& value = body["compile_threads"];
+    if (!value.is_number_integer() || value.get<long long>() < 1 ||
+        value.get<long long>() > kMaxCompileThreads)
+        throw Error("request field \"compile_threads\" must be a whole number from 1 to " +
+                    std::to_string(kMaxCompileThreads));
+    return static_cast<int>(value.get<long long>());
 }
 
 } // namespace
@@ -41,6 +77,35 @@ void addEvaluationHandlers(WorkerService& service, NativeEvaluator& evaluator) {
         const bool restart = evaluator.contextLost();
         send(protocol::makeResult(request.id,
                                   {{"evaluation", toJson(result)}, {"restart", restart}}));
+        if (restart)
+            service.requestExit();
+    });
+    // Each item's result goes out as it is known, in order, as a progress line with "item" and
+    // "evaluation"; the final reply says how many were evaluated. After a fault the worker exits
+    // and the owner sends the rest to a fresh one.
+    service.addHandler("evaluate_batch", [&evaluator, &service](const protocol::Request& request,
+                                                                const WorkerService::Emit& send) {
+        const std::vector<NativeEvaluator::BatchItem> items = batchItems(request.body);
+        const int threads = compileThreads(request.body);
+        const auto progress = [&](const std::string& stage, double fraction,
+                                  const std::string& message) {
+            send(protocol::makeProgress(request.id, stage, fraction, message));
+        };
+        const std::size_t evaluated = evaluator.evaluateBatch(
+            items, threads,
+            [&](std::size_t i, const EvaluationResult& result) {
+                EvaluationResult noted = result;
+                noteRepairedText(request, noted);
+                nlohmann::json message = protocol::makeProgress(
+                    request.id, "item", static_cast<double>(i + 1) / items.size(),
+                    "candidate " + std::to_string(i + 1) + " of " + std::to_string(items.size()));
+                message["item"] = i;
+                message["evaluation"] = toJson(noted);
+                send(message);
+            },
+            progress);
+        const bool restart = evaluator.contextLost();
+        send(protocol::makeResult(request.id, {{"evaluated", evaluated}, {"restart", restart}}));
         if (restart)
             service.requestExit();
     });

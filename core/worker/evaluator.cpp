@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -222,6 +223,162 @@ struct Evaluator::Impl {
                 .count();
         return r;
     }
+
+    // Makes sure the worker may read the parameter files of these tasks and is running; false
+    // with every job's result set when it cannot start.
+    bool readyFor(Worker& w, const std::vector<const Task*>& tasks, std::string* error) {
+        bool widened = false;
+        for (const Task* task : tasks) {
+            const std::string folder = parameterFolder(*task);
+            widened = (!folder.empty() && w.readable.insert(folder).second) || widened;
+        }
+        if (widened) {
+            w.process->setArguments(arguments(w));
+            w.process->stop();
+        }
+        if (w.process->running())
+            return true;
+        const WorkerReply hello =
+            w.process->call("hello", nlohmann::json::object(), options.runTimeoutMs);
+        if (hello.status == WorkerReply::Status::Ok)
+            return true;
+        *error = hello.detail.empty() ? hello.message.dump() : hello.detail;
+        return false;
+    }
+
+    // Evaluates jobs [first, last) on one worker through "evaluate_batch", as many requests as
+    // faults and hangs make necessary.
+    void runBatch(Worker& w, const std::vector<Job>& jobs, std::size_t first, std::size_t last,
+                  int compileThreads, std::vector<EvaluationResult>& results,
+                  const std::function<void(std::size_t)>& finished,
+                  const std::atomic<bool>* cancel) {
+        std::lock_guard<std::mutex> lock(w.mutex);
+        std::size_t pos = first;
+        while (pos < last) {
+            if (cancel && cancel->load()) {
+                for (; pos < last; ++pos) {
+                    results[pos].task = jobs[pos].task->name;
+                    results[pos].message = "cancelled before it ran";
+                }
+                return;
+            }
+            std::vector<const Task*> tasks;
+            for (std::size_t i = pos; i < last; ++i)
+                tasks.push_back(jobs[i].task);
+            const int startsBefore = w.process->starts();
+            std::string error;
+            if (!readyFor(w, tasks, &error)) {
+                for (; pos < last; ++pos) {
+                    results[pos] = notRun(*jobs[pos].task, jobs[pos].options,
+                                          "the evaluation worker could not start: " + error);
+                    results[pos].workerState = WorkerState::NotStarted;
+                    finished(pos);
+                }
+                return;
+            }
+            const bool fresh = w.process->starts() > startsBefore && startsBefore > 0;
+            nlohmann::json items = nlohmann::json::array();
+            std::vector<Utf8Repair> repairs;
+            for (std::size_t i = pos; i < last; ++i) {
+                std::string source = jobs[i].source;
+                repairs.push_back(repairUtf8(source));
+                items.push_back(toJson(EvaluationRequest{*jobs[i].task, source,
+                                                         jobs[i].candidateName, jobs[i].options}));
+            }
+            std::size_t got = 0;
+            w.lastStage = "compile";
+            const long long budget =
+                static_cast<long long>(options.runTimeoutMs) * static_cast<long long>(last - pos);
+            const WorkerReply reply = w.process->call(
+                "evaluate_batch", {{"items", items}, {"compile_threads", compileThreads}},
+                static_cast<int>(std::min<long long>(budget, std::numeric_limits<int>::max())),
+                [&](const nlohmann::json& message) {
+                    const std::string stage = message.value("stage", std::string());
+                    w.lastStage = message.value("message", stage);
+                    if (message.contains("item") && message["item"].is_number_unsigned() &&
+                        message["item"].get<std::size_t>() == got && pos + got < last) {
+                        EvaluationResult& r = results[pos + got];
+                        try {
+                            r = evaluationFromJson(message.at("evaluation"));
+                        } catch (const std::exception& e) {
+                            r = notRun(*jobs[pos + got].task, jobs[pos + got].options,
+                                       std::string("the worker's reply could not be read: ") +
+                                           e.what());
+                        }
+                        r.workerState =
+                            fresh && got == 0 ? WorkerState::StartedAgain : WorkerState::Ok;
+                        addTransportFlags(r, jobs[pos + got].source, repairs[got], 0,
+                                          WorkerReply{});
+                        finished(pos + got);
+                        ++got;
+                        // The next candidate may still be compiling.
+                        w.process->setIdleTimeout(options.compileTimeoutMs);
+                        return;
+                    }
+                    w.process->setIdleTimeout(stage == "compile" ? options.compileTimeoutMs
+                                                                 : options.idleTimeoutMs);
+                },
+                options.compileTimeoutMs);
+            const std::size_t at = pos + got;
+            switch (reply.status) {
+            case WorkerReply::Status::Ok:
+                if (reply.message.value("restart", false) && got > 0) {
+                    w.process->stop();
+                    results[at - 1].workerState = WorkerState::RestartedAfterFault;
+                }
+                if (got == 0) {
+                    // A worker that evaluated nothing and did not fail: never loop on it.
+                    for (; pos < last; ++pos) {
+                        results[pos] = notRun(*jobs[pos].task, jobs[pos].options,
+                                              "the worker evaluated nothing of the batch");
+                        finished(pos);
+                    }
+                    return;
+                }
+                pos = at;
+                break;
+            case WorkerReply::Status::Timeout:
+            case WorkerReply::Status::Crashed: {
+                const bool timeout = reply.status == WorkerReply::Status::Timeout;
+                EvaluationResult& r = results[at];
+                r = notRun(*jobs[at].task, jobs[at].options, "");
+                r.verdict = timeout ? Verdict::Timeout : Verdict::RuntimeError;
+                r.message = (timeout ? "no progress during \"" + w.lastStage + "\": "
+                                     : "the worker died during \"" + w.lastStage + "\": ") +
+                            reply.detail;
+                r.workerState =
+                    timeout ? WorkerState::RestartedAfterTimeout : WorkerState::RestartedAfterCrash;
+                w.process->stop();
+                finished(at);
+                pos = at + 1;
+                break;
+            }
+            case WorkerReply::Status::Error:
+            case WorkerReply::Status::NotStarted: {
+                const std::string why =
+                    reply.detail.empty() ? reply.message.value("message", std::string("no reason"))
+                                         : reply.detail;
+                for (pos = at; pos < last; ++pos) {
+                    results[pos] = notRun(*jobs[pos].task, jobs[pos].options,
+                                          "the worker refused the batch: " + why);
+                    finished(pos);
+                }
+                return;
+            }
+            }
+        }
+    }
+
+    static EvaluationResult notRun(const Task& task, const EvalOptions& options,
+                                   const std::string& message) {
+        EvaluationResult r;
+        r.task = task.name;
+        r.level = task.level;
+        r.preset = options.preset;
+        r.verdict = Verdict::NotRun;
+        r.message = message;
+        return r;
+    }
 };
 
 Evaluator::Evaluator(EvaluatorOptions options)
@@ -285,6 +442,36 @@ Evaluator::evaluateAll(const std::vector<Job>& jobs,
         drain(*m_impl->workers.front());
         return results;
     }
+    std::vector<std::thread> threads;
+    for (auto& w : m_impl->workers)
+        threads.emplace_back(drain, std::ref(*w));
+    for (auto& t : threads)
+        t.join();
+    return results;
+}
+
+std::vector<EvaluationResult>
+Evaluator::evaluateBatch(const std::vector<Job>& jobs, const BatchOptions& batch,
+                         const std::function<void(std::size_t, const EvaluationResult&)>& done,
+                         const std::atomic<bool>* cancel) {
+    std::vector<EvaluationResult> results(jobs.size());
+    const std::size_t chunk = std::max<std::size_t>(1, batch.chunk);
+    std::atomic<std::size_t> next{0};
+    const auto finished = [&](std::size_t i) {
+        if (done) {
+            std::lock_guard<std::mutex> lock(m_impl->doneMutex);
+            done(i, results[i]);
+        }
+    };
+    auto drain = [&](Impl::Worker& w) {
+        for (;;) {
+            const std::size_t first = next.fetch_add(chunk);
+            if (first >= jobs.size())
+                return;
+            m_impl->runBatch(w, jobs, first, std::min(jobs.size(), first + chunk),
+                             batch.compileThreads, results, finished, cancel);
+        }
+    };
     std::vector<std::thread> threads;
     for (auto& w : m_impl->workers)
         threads.emplace_back(drain, std::ref(*w));

@@ -66,6 +66,21 @@ public:
                 const std::function<void(std::size_t, const EvaluationResult&)>& done = {},
                 const std::atomic<bool>* cancel = nullptr);
 
+    struct BatchOptions {
+        // Candidates sent to a worker in one request: after a fault or a hang, the rest of the
+        // request goes to a fresh worker; a smaller chunk spreads work more evenly.
+        std::size_t chunk = 64;
+        // Threads each worker compiles the candidates ahead with while its GPU runs the current.
+        int compileThreads = 4;
+    };
+    // evaluateAll() through the workers' batch request (the reward service's door): results in
+    // the jobs' order, each the verdict evaluate() gives the same candidate alone. A candidate
+    // that faults or hangs costs its worker, which is restarted; the batch goes on.
+    std::vector<EvaluationResult>
+    evaluateBatch(const std::vector<Job>& jobs, const BatchOptions& batch,
+                  const std::function<void(std::size_t, const EvaluationResult&)>& done = {},
+                  const std::atomic<bool>* cancel = nullptr);
+
     // The worker's hello reply (version, pid, sandbox); starts it when needed.
     nlohmann::json hello(std::size_t worker = 0);
     std::size_t workerCount() const;

@@ -19,8 +19,8 @@ import sys
 LAYERS = {
     "core": [
         "common", "cuda", "system", "tokenizer", "tasks", "model", "diffusion", "engine",
-        "prompts", "infill", "eval", "worker", "suite", "store", "kernelbench", "data", "train",
-        "bench", "selftest",
+        "prompts", "infill", "eval", "worker", "suite", "store", "kernelbench", "reward", "data",
+        "train", "bench", "selftest",
     ],
     "widgets": [
         "state", "editor", "tasks", "model", "generate", "infill", "profile", "finetune", "shell",

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/reward/reward_service.h"
+
+#include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/kernelbench/python_evaluator.h"
+
+#include <nlohmann/json.hpp>
+
+#include <mutex>
+#include <optional>
+
+namespace dice {
+
+struct RewardService::Impl {
+    RewardServiceOptions options;
+    Evaluator evaluator;
+    std::unique_ptr<kernelbench::PythonEvaluator> python;
+    std::optional<TemporaryFolder> buildFolder;
+
+    explicit Impl(RewardServiceOptions o)
+        : options(std::move(o))
+        , evaluator(options.evaluator) {}
+
+    std::string kernelBenchBuildDirectory() {
+        if (!options.kernelBenchBuildDirectory.empty())
+            return options.kernelBenchBuildDirectory;
+        if (!buildFolder)
+            buildFolder.emplace("dice-reward-builds");
+        return buildFolder->path();
+    }
+
+    kernelbench::KernelBenchOptions kernelBenchOptions() {
+        kernelbench::KernelBenchOptions k;
+        const RewardOptions& r = options.reward;
+        k.correctnessTrials = r.correctnessTrials;
+        k.atol = r.tolerance;
+        k.rtol = r.tolerance;
+        k.timing = r.mode == JudgeMode::Timed;
+        k.warmups = r.warmups;
+        k.timingTrials = r.timingTrials;
+        k.timeoutMs = options.kernelBenchTimeoutMs;
+        k.device = options.evaluator.devices.empty() ? 0 : options.evaluator.devices.front();
+        k.buildDirectory = kernelBenchBuildDirectory();
+        return k;
+    }
+};
+
+RewardService::RewardService(RewardServiceOptions options)
+    : m_impl(std::make_unique<Impl>(std::move(options))) {}
+
+RewardService::~RewardService() = default;
+
+const RewardServiceOptions& RewardService::options() const {
+    return m_impl->options;
+}
+
+int RewardService::workerStarts() const {
+    return m_impl->evaluator.starts();
+}
+
+std::vector<Judged> RewardService::judge(const std::vector<RewardItem>& items,
+                                         const Progress& progress,
+                                         const std::atomic<bool>* cancel) {
+    std::vector<Judged> judged(items.size());
+    std::mutex mutex;
+    std::size_t done = 0;
+    const auto finish = [&](std::size_t index, const EvaluationResult& result) {
+        std::lock_guard<std::mutex> lock(mutex);
+        judged[index].evaluation = result;
+        judged[index].reward = scoreEvaluation(result, m_impl->options.reward);
+        ++done;
+        if (progress)
+            progress(done, items.size(), index, judged[index]);
+    };
+
+    std::vector<Evaluator::Job> native;
+    std::vector<std::size_t> nativeIndex;
+    std::vector<std::size_t> kernelBenchIndex;
+    const EvalOptions evalOptions = judgeOptions(m_impl->options.reward);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (items[i].dialect == "native") {
+            native.push_back({&items[i].task, items[i].source, items[i].name, evalOptions});
+            nativeIndex.push_back(i);
+        } else if (items[i].dialect == "kernelbench") {
+            kernelBenchIndex.push_back(i);
+        } else {
+            throw Error("candidate " + std::to_string(i) + ": unknown dialect \"" +
+                        items[i].dialect + "\" (native or kernelbench)");
+        }
+    }
+
+    if (!native.empty()) {
+        const auto results = m_impl->evaluator.evaluateBatch(
+            native, m_impl->options.batch,
+            [&](std::size_t j, const EvaluationResult& r) { finish(nativeIndex[j], r); }, cancel);
+        // Cancelled jobs are not reported through the callback.
+        for (std::size_t j = 0; j < results.size(); ++j)
+            if (judged[nativeIndex[j]].evaluation.task.empty())
+                finish(nativeIndex[j], results[j]);
+    }
+
+    if (!kernelBenchIndex.empty()) {
+        if (!m_impl->python)
+            m_impl->python = std::make_unique<kernelbench::PythonEvaluator>();
+        kernelbench::PythonEvaluator& python = *m_impl->python;
+        const kernelbench::KernelBenchOptions options = m_impl->kernelBenchOptions();
+        if (python.canEvaluate()) {
+            std::vector<std::string> sources;
+            for (std::size_t i : kernelBenchIndex)
+                sources.push_back(items[i].source);
+            python.prebuild(sources, options.buildDirectory,
+                            m_impl->options.kernelBenchBuildThreads, options.timeoutMs);
+        }
+        for (std::size_t i : kernelBenchIndex) {
+            const RewardItem& item = items[i];
+            EvaluationResult r;
+            if (cancel && cancel->load()) {
+                r.task = item.task.name;
+                r.dialect = "kernelbench";
+                r.message = "cancelled before it ran";
+            } else {
+                try {
+                    r = python.evaluate(
+                        {item.task.name, item.task.level, item.reference, item.source}, options);
+                } catch (const Error& e) {
+                    r.task = item.task.name;
+                    r.dialect = "kernelbench";
+                    r.verdict = Verdict::NotRun;
+                    r.message = e.what();
+                }
+            }
+            finish(i, r);
+        }
+    }
+    return judged;
+}
+
+nlohmann::json toJson(const Judged& judged) {
+    return {{"evaluation", toJson(judged.evaluation)}, {"reward", toJson(judged.reward)}};
+}
+
+} // namespace dice

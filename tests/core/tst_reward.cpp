@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The reward service: rewards from verdicts, batch files, and the batch door of the evaluator,
+// whose verdicts must be those of one-at-a-time evaluation even when a worker dies or hangs in
+// the middle of a batch. Without a GPU every candidate stops after the dry run, which is where
+// these verdicts come from.
+#include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/reward/reward.h"
+#include "core/reward/reward_batch.h"
+#include "core/reward/reward_service.h"
+#include "core/worker/evaluator.h"
+
+#include "process_state.h"
+
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace dice;
+
+namespace {
+
+EvaluationResult correctResult(double speedup) {
+    EvaluationResult r;
+    r.verdict = Verdict::Correct;
+    r.speedup = speedup;
+    return r;
+}
+
+std::string resource(const std::string& relative) {
+    return readTextFile(std::string(DICE_SOURCE_DIR "/resources/") + relative);
+}
+
+const Task& builtin(const std::string& name) {
+    static const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
+    const Task* t = suite.find(name);
+    if (!t)
+        throw Error("no built-in task " + name);
+    return *t;
+}
+
+EvaluatorOptions workerOptions() {
+    EvaluatorOptions o;
+    o.workerExecutable = DICE_BIN_DIR "/dice-evald";
+    return o;
+}
+
+// Candidates whose verdicts differ before any GPU: compiled, refused, broken, wrong shapes.
+std::vector<Evaluator::Job> mixedJobs(const EvalOptions& options) {
+    const std::vector<std::pair<std::string, std::string>> picks = {
+        {"relu", "solutions/relu.dice"},       {"softmax", "solutions/softmax.dice"},
+        {"relu", "hacks/host_print.dice"},     {"relu", "hacks/wrong_output_shape.dice"},
+        {"gelu", "solutions/gelu.dice"},       {"relu", "hacks/host_save_file.dice"},
+        {"tanh", "solutions/tanh.dice"},       {"relu", "hacks/include_absolute_path.dice"},
+        {"silu", "solutions/silu.dice"},       {"relu", "hacks/dynamic_kernel_name.dice"},
+        {"sigmoid", "solutions/sigmoid.dice"}, {"matmul", "solutions/matmul.dice"},
+    };
+    std::vector<Evaluator::Job> jobs;
+    for (const auto& [task, file] : picks)
+        jobs.push_back({&builtin(task), resource(file),
+                        std::filesystem::path(file).filename().string(), options});
+    return jobs;
+}
+
+void compareWithAlone(const std::vector<Evaluator::Job>& jobs,
+                      const std::vector<EvaluationResult>& batch, std::size_t except) {
+    Evaluator alone(workerOptions());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        if (i == except)
+            continue;
+        const EvaluationResult one =
+            alone.evaluate(*jobs[i].task, jobs[i].source, jobs[i].candidateName, jobs[i].options);
+        QVERIFY2(one.verdict == batch[i].verdict,
+                 (jobs[i].candidateName + ": alone " + toString(one.verdict) + " (" + one.message +
+                  "), in the batch " + toString(batch[i].verdict) + " (" + batch[i].message + ")")
+                     .c_str());
+        QCOMPARE(batch[i].message, one.message);
+        QCOMPARE(batch[i].task, jobs[i].task->name);
+    }
+}
+
+} // namespace
+
+class TestReward : public QObject {
+    Q_OBJECT
+
+private slots:
+    void binaryRewardIsCompiledAndCorrect() {
+        const RewardOptions paper;
+        QCOMPARE(scoreEvaluation(correctResult(0.5), paper).value, 1.0);
+        EvaluationResult wrong;
+        wrong.verdict = Verdict::Incorrect;
+        QCOMPARE(scoreEvaluation(wrong, paper).value, 0.0);
+        EvaluationResult notRun;
+        QCOMPARE(scoreEvaluation(notRun, paper).value, 0.0);
+    }
+
+    void speedupAndCoverageTerms() {
+        RewardOptions o;
+        o.speedupWeight = 0.5;
+        o.speedupClip = 3;
+        o.coverageWeight = 0.25;
+        EvaluationResult r = correctResult(8.0);
+        TimingStats events;
+        events.medianMs = 2.0;
+        TimingStats kernels;
+        kernels.medianMs = 1.5;
+        r.candidateTime = events;
+        r.candidateKernelTime = kernels;
+        const RewardBreakdown b = scoreEvaluation(r, o);
+        QCOMPARE(b.coverage, 0.75);
+        // The speedup is clipped at 3.
+        QCOMPARE(b.value, 1.0 + 0.5 * 3.0 + 0.25 * 0.75);
+        QCOMPARE(scoreEvaluation(correctResult(2.0), o).value, 1.0 + 0.5 * 2.0);
+    }
+
+    void anyHackGetsTheLowestReward_data() {
+        QTest::addColumn<QString>("flag");
+        for (const char* flag : {"fallback", "cached_results", "lazy_output", "inputs_mutated",
+                                 "uninitialised_output", "out_of_bounds_write", "shape_specialised",
+                                 "below_physical_bound", "excessive_speedup", "timing_misreported",
+                                 "reply_ahead", "threads_started", "foreign_kernels"})
+            QTest::newRow(flag) << flag;
+    }
+
+    void anyHackGetsTheLowestReward() {
+        QFETCH(QString, flag);
+        RewardOptions o;
+        o.speedupWeight = 1;
+        o.hackReward = -1;
+        EvaluationResult r = correctResult(2.0);
+        r.flags.push_back({flag.toStdString(), "caught"});
+        const RewardBreakdown b = scoreEvaluation(r, o);
+        QVERIFY(b.hack);
+        QCOMPARE(b.value, -1.0);
+        QCOMPARE(b.hackReason, "flag " + flag.toStdString());
+        EvaluationResult fallback;
+        fallback.verdict = Verdict::Fallback;
+        QVERIFY(scoreEvaluation(fallback, o).hack);
+        // A flag that is a note, not a hack, changes nothing.
+        EvaluationResult noted = correctResult(2.0);
+        noted.flags.push_back({"invalid_utf8", "repaired"});
+        QCOMPARE(scoreEvaluation(noted, o).value, 3.0);
+    }
+
+    void judgeOptionsArePaperStrict() {
+        const EvalOptions e = judgeOptions(RewardOptions());
+        QVERIFY(!e.timing);
+        QVERIFY(e.strict);
+        QCOMPARE(e.correctnessTrials, 1);
+        QCOMPARE(*e.tolerance, 1e-2);
+        RewardOptions timed;
+        timed.mode = JudgeMode::Timed;
+        timed.timingTrials = 4;
+        const EvalOptions t = judgeOptions(timed);
+        QVERIFY(t.timing);
+        QCOMPARE(t.timingTrials, 4);
+        QVERIFY(t.checkedTimedCalls >= 1 && t.checkedTimedCalls <= 2);
+    }
+
+    void rewardOptionsRejectBadFields_data() {
+        QTest::addColumn<QString>("json");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("mode") << R"({"mode": "fast"})"
+                              << "neither \"correctness\" nor \"timed\"";
+        QTest::newRow("tolerance") << R"({"tolerance": -1})"
+                                   << "\"tolerance\" must be a number";
+        QTest::newRow("trials") << R"({"correctness_trials": 0})"
+                                << "\"correctness_trials\" must be a whole number";
+        QTest::newRow("hack above zero") << R"({"hack_reward": 1})"
+                                         << "\"hack_reward\" must be a number";
+        QTest::newRow("not object") << "[]"
+                                    << "must be a JSON object";
+    }
+
+    void rewardOptionsRejectBadFields() {
+        QFETCH(QString, json);
+        QFETCH(QString, message);
+        try {
+            rewardOptionsFromJson(nlohmann::json::parse(json.toStdString()));
+            QFAIL("accepted");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find(message.toStdString()) != std::string::npos,
+                     e.what());
+        }
+        const RewardOptions back = rewardOptionsFromJson(toJson(RewardOptions()));
+        QCOMPARE(toJson(back).dump(), toJson(RewardOptions()).dump());
+    }
+
+    void batchFilesAreRead() {
+        const TemporaryFolder folder("dice-reward-test");
+        const std::string candidate = folder.path() + "/relu.dice";
+        std::ofstream(candidate) << resource("solutions/relu.dice");
+        const std::string text =
+            nlohmann::json{{"task", "relu"}, {"candidate_file", "relu.dice"}}.dump() + "\n\n" +
+            nlohmann::json{{"task", "softmax"}, {"candidate", "source"}, {"name", "s.dice"}}
+                .dump() +
+            "\n" +
+            nlohmann::json{{"dialect", "kernelbench"},
+                           {"task", "19_ReLU"},
+                           {"level", 1},
+                           {"reference", "class Model: pass"},
+                           {"candidate", "class ModelNew: pass"}}
+                .dump() +
+            "\n";
+        const auto items = parseRewardBatch(text, "b.jsonl", folder.path());
+        QCOMPARE(items.size(), std::size_t(3));
+        QCOMPARE(items[0].task.name, std::string("relu"));
+        QCOMPARE(items[0].name, std::string("relu.dice"));
+        QCOMPARE(items[0].source, resource("solutions/relu.dice"));
+        QCOMPARE(items[1].name, std::string("s.dice"));
+        QCOMPARE(items[2].dialect, std::string("kernelbench"));
+        QCOMPARE(items[2].reference, std::string("class Model: pass"));
+    }
+
+    void batchFilesRejectBadLines_data() {
+        QTest::addColumn<QString>("line");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("json") << "{not json"
+                              << "b.jsonl:2: not valid JSON";
+        QTest::newRow("array") << "[1]"
+                               << "b.jsonl:2: each line must be a JSON object";
+        QTest::newRow("no task") << R"({"candidate": "x"})"
+                                 << "b.jsonl:2: \"task\" a native candidate needs its task";
+        QTest::newRow("both") << R"({"task": "relu", "candidate": "x", "candidate_file": "y"})"
+                              << "b.jsonl:2: \"candidate\" give the candidate's source";
+        QTest::newRow("unknown task") << R"({"task": "no_such_task", "candidate": "x"})"
+                                      << "\"no_such_task\" is neither a built-in task";
+        QTest::newRow("unknown field") << R"({"task": "relu", "candidate": "x", "seed": 1})"
+                                       << "b.jsonl:2: \"seed\" is not a field";
+        QTest::newRow("dialect") << R"({"dialect": "triton", "task": "relu", "candidate": "x"})"
+                                 << "\"dialect\" must be \"native\" or \"kernelbench\"";
+        QTest::newRow("no problem") << R"({"dialect": "kernelbench", "candidate": "x"})"
+                                    << "a KernelBench answer needs its problem";
+        QTest::newRow("missing file") << R"({"task": "relu", "candidate_file": "nowhere.dice"})"
+                                      << "nowhere.dice";
+    }
+
+    void batchFilesRejectBadLines() {
+        QFETCH(QString, line);
+        QFETCH(QString, message);
+        const std::string text =
+            nlohmann::json{{"task", "relu"}, {"candidate", "x"}}.dump() + "\n" + line.toStdString();
+        try {
+            parseRewardBatch(text, "b.jsonl", "");
+            QFAIL("accepted");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find(message.toStdString()) != std::string::npos,
+                     e.what());
+        }
+    }
+
+    void batchVerdictsAreThoseOfOneAtATime() {
+        EvaluatorOptions o = workerOptions();
+        // Two workers, small requests: the order of results must still be the jobs'.
+        o.devices = {0, 0};
+        Evaluator evaluator(o);
+        const auto jobs = mixedJobs(judgeOptions(RewardOptions()));
+        std::vector<std::size_t> reported;
+        Evaluator::BatchOptions batch;
+        batch.chunk = 3;
+        batch.compileThreads = 2;
+        const auto results = evaluator.evaluateBatch(
+            jobs, batch, [&](std::size_t i, const EvaluationResult&) { reported.push_back(i); });
+        QCOMPARE(results.size(), jobs.size());
+        QCOMPARE(reported.size(), jobs.size());
+        compareWithAlone(jobs, results, jobs.size());
+        for (const auto& r : results)
+            QVERIFY2(r.workerState == WorkerState::Ok, toString(r.workerState).c_str());
+    }
+
+    void aWorkerThatDiesCostsOneCandidate() {
+        Evaluator evaluator(workerOptions());
+        const pid_t pid = static_cast<pid_t>(evaluator.hello()["pid"].get<long long>());
+        const auto jobs = mixedJobs(judgeOptions(RewardOptions()));
+        Evaluator::BatchOptions batch;
+        batch.chunk = jobs.size();
+        batch.compileThreads = 1;
+        bool killed = false;
+        const auto results =
+            evaluator.evaluateBatch(jobs, batch, [&](std::size_t, const EvaluationResult&) {
+                if (!killed) {
+                    ::kill(pid, SIGKILL);
+                    killed = true;
+                }
+            });
+        std::size_t crashed = jobs.size();
+        for (std::size_t i = 0; i < results.size(); ++i)
+            if (results[i].workerState == WorkerState::RestartedAfterCrash) {
+                QVERIFY2(crashed == jobs.size(), "more than one candidate paid for the crash");
+                crashed = i;
+                QVERIFY(results[i].verdict == Verdict::RuntimeError);
+            }
+        QVERIFY2(crashed < jobs.size(), "no candidate was in flight when the worker died");
+        QCOMPARE(evaluator.starts(), 2);
+        compareWithAlone(jobs, results, crashed);
+    }
+
+    void aHungWorkerCostsOneCandidate() {
+        EvaluatorOptions o = workerOptions();
+        o.compileTimeoutMs = 3000;
+        o.idleTimeoutMs = 2000;
+        Evaluator evaluator(o);
+        const pid_t pid = static_cast<pid_t>(evaluator.hello()["pid"].get<long long>());
+        const auto jobs = mixedJobs(judgeOptions(RewardOptions()));
+        Evaluator::BatchOptions batch;
+        batch.chunk = jobs.size();
+        bool stopped = false;
+        const auto results =
+            evaluator.evaluateBatch(jobs, batch, [&](std::size_t, const EvaluationResult&) {
+                if (!stopped) {
+                    ::kill(pid, SIGSTOP);
+                    QVERIFY(dice::test::waitUntilStopped(pid));
+                    stopped = true;
+                }
+            });
+        std::size_t hung = jobs.size();
+        for (std::size_t i = 0; i < results.size(); ++i)
+            if (results[i].workerState == WorkerState::RestartedAfterTimeout) {
+                QVERIFY2(hung == jobs.size(), "more than one candidate paid for the hang");
+                hung = i;
+                QVERIFY(results[i].verdict == Verdict::Timeout);
+            }
+        QVERIFY2(hung < jobs.size(), "no candidate was in flight when the worker hung");
+        compareWithAlone(jobs, results, hung);
+    }
+
+    void serviceScoresEveryCandidate() {
+        RewardServiceOptions o;
+        o.evaluator = workerOptions();
+        RewardService service(o);
+        std::vector<RewardItem> items;
+        for (const auto& job : mixedJobs(judgeOptions(o.reward)))
+            items.push_back({"native", *job.task, "", job.source, job.candidateName});
+        std::size_t calls = 0;
+        const auto judged = service.judge(
+            items, [&](std::size_t done, std::size_t total, std::size_t, const Judged&) {
+                ++calls;
+                QCOMPARE(total, items.size());
+                QCOMPARE(done, calls);
+            });
+        QCOMPARE(calls, items.size());
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            QCOMPARE(judged[i].evaluation.task, items[i].task.name);
+            // Nothing runs without a GPU: nothing earns a reward.
+            QCOMPARE(judged[i].reward.value, 0.0);
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReward)
+#include "tst_reward.moc"
