@@ -56,6 +56,9 @@ for step in "${steps[@]}"; do
         "$dice" info
         "$dice" selftest --output "selftest-$device.json" || status=1
         ;;
+    bench-reward)
+        "$dice" bench reward --output "bench-reward-$device.json" || status=1
+        ;;
     bench-eval)
         "$python" "$here/bench/eval_bench.py" --dice "$dice" \
             --output "bench-eval-$device.json" || status=1

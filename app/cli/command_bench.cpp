@@ -21,6 +21,7 @@ const std::vector<Benchmark>& benchmarks() {
          benchTokenizer},
         {"model", "the network's passes and generation, against transformers (--help)", benchModel},
         {"kernelbench", "the paper's KernelBench table with a model (--help)", benchKernelBench},
+        {"reward", "the reward service on 1,024 candidates of an RL step (--help)", benchReward},
     };
     return list;
 }

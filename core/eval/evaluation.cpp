@@ -163,6 +163,7 @@ nlohmann::json toJson(const EvaluationResult& r) {
     j["device"] = r.device;
     j["worker_state"] = toString(r.workerState);
     j["wall_ms"] = r.wallMs;
+    j["gpu_ms"] = r.gpuMs;
     return j;
 }
 
@@ -239,6 +240,7 @@ EvaluationResult evaluationFromJson(const nlohmann::json& j) {
             throw Error("unknown worker state \"" + workerState + "\"");
         r.workerState = *parsedState;
         r.wallMs = j.value("wall_ms", 0.0);
+        r.gpuMs = j.value("gpu_ms", 0.0);
     } catch (const nlohmann::json::exception& e) {
         throw Error(std::string("malformed evaluation result: ") + e.what());
     }

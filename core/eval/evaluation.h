@@ -100,6 +100,9 @@ struct EvaluationResult {
     std::string device; // "NVIDIA H200", or "" without a GPU
     WorkerState workerState = WorkerState::Unrecorded;
     double wallMs = 0; // the whole evaluation as the caller saw it
+    // The time the GPU was the candidate's: its correctness and timing runs in the worker, the
+    // reference's included; 0 where nothing ran.
+    double gpuMs = 0;
 
     bool hasFlag(const std::string& code) const;
     // Correct in the paper's sense (compiled and correct). In strict mode a fallback never counts.

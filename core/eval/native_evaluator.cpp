@@ -330,6 +330,7 @@ void NativeEvaluator::Impl::runOnGpu(const Task& task, const EvalOptions& option
         r.message = std::string("the evaluator could not prepare the GPU: ") + firstLine(e.what());
         return;
     }
+    const auto started = Clock::now();
     try {
         native::GpuRun(*this, task, options, p, r, progress).run();
     } catch (const native::CandidateFault& fault) {
@@ -346,6 +347,7 @@ void NativeEvaluator::Impl::runOnGpu(const Task& task, const EvalOptions& option
             r.message = std::string("the evaluation failed: ") + firstLine(e.what());
         }
     }
+    r.gpuMs = msSince(started);
 }
 
 NativeEvaluator::NativeEvaluator(int deviceIndex)

@@ -55,6 +55,18 @@ const RewardServiceOptions& RewardService::options() const {
     return m_impl->options;
 }
 
+std::string RewardService::warmUp() {
+    std::string problems;
+    for (std::size_t i = 0; i < m_impl->evaluator.workerCount(); ++i) {
+        try {
+            m_impl->evaluator.hello(i);
+        } catch (const Error& e) {
+            problems += (problems.empty() ? "" : "; ") + std::string(e.what());
+        }
+    }
+    return problems;
+}
+
 int RewardService::workerStarts() const {
     return m_impl->evaluator.starts();
 }

@@ -63,6 +63,10 @@ public:
     std::vector<Judged> judge(const std::vector<RewardItem>& items, const Progress& progress = {},
                               const std::atomic<bool>* cancel = nullptr);
 
+    // Starts every worker (LibTorch and CUDA take seconds), so that the first batch does not
+    // pay for it. Returns what the workers said that stopped them, empty when all started.
+    std::string warmUp();
+
     const RewardServiceOptions& options() const;
     // How many times workers were (re)started in all.
     int workerStarts() const;

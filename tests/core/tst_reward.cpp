@@ -3,6 +3,7 @@
 // whose verdicts must be those of one-at-a-time evaluation even when a worker dies or hangs in
 // the middle of a batch. Without a GPU every candidate stops after the dry run, which is where
 // these verdicts come from.
+#include "core/bench/reward_bench.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/reward/reward.h"
@@ -20,6 +21,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 
 using namespace dice;
 
@@ -328,6 +331,51 @@ private slots:
             }
         QVERIFY2(hung < jobs.size(), "no candidate was in flight when the worker hung");
         compareWithAlone(jobs, results, hung);
+    }
+
+    void benchmarkCandidatesAreWhatTheySay() {
+        const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
+        const auto candidates =
+            makeRewardBenchCandidates(suite, DICE_SOURCE_DIR "/resources/solutions", 200, 7);
+        QCOMPARE(candidates.size(), std::size_t(200));
+        std::map<std::string, int> kinds;
+        std::set<std::string> sources;
+        for (const auto& c : candidates) {
+            ++kinds[c.kind];
+            sources.insert(c.item.source);
+        }
+        // Every source differs, so that no compile is served from the cache.
+        QCOMPARE(sources.size(), candidates.size());
+        QCOMPARE(kinds["correct"], 120);
+        QCOMPARE(kinds["wrong_values"], 30);
+        QCOMPARE(kinds["compile_error"], 18);
+        QCOMPARE(kinds["fallback"], 16);
+        QCOMPARE(kinds["out_of_bounds"], 10);
+        QCOMPARE(kinds["fault"], 4);
+        QCOMPARE(kinds["hang"], 2);
+        // The same seed makes the same batch.
+        const auto again =
+            makeRewardBenchCandidates(suite, DICE_SOURCE_DIR "/resources/solutions", 200, 7);
+        for (std::size_t i = 0; i < candidates.size(); ++i)
+            QCOMPARE(again[i].item.source, candidates[i].item.source);
+
+        // Without a GPU, what the compilers and the dry run see: the honest ones and those whose
+        // mischief needs the GPU compile, the others do not pass.
+        Evaluator evaluator(workerOptions());
+        const EvalOptions options = judgeOptions(RewardOptions());
+        std::map<std::string, int> checked;
+        for (const auto& c : candidates) {
+            if ((c.kind != "correct" && c.kind != "compile_error" && c.kind != "fallback" &&
+                 c.kind != "hang") ||
+                ++checked[c.kind] > 3)
+                continue;
+            const auto r = evaluator.compile(c.item.task, c.item.source, c.item.name, options);
+            const bool expected = c.kind == "compile_error" ? r.verdict == Verdict::CompileError
+                                  : c.kind == "fallback"    ? !r.countsAsCorrect()
+                                                            : r.verdict == Verdict::NotRun;
+            QVERIFY2(expected,
+                     (c.item.name + ": " + toString(r.verdict) + " " + r.message).c_str());
+        }
     }
 
     void serviceScoresEveryCandidate() {

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// dice bench reward: the reward service on an RL step's worth of native candidates.
+#include "app/cli/arguments.h"
+#include "app/cli/commands.h"
+#include "core/bench/reward_bench.h"
+#include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/common/number_format.h"
+#include "core/system/result_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <sstream>
+
+namespace dice::cli {
+
+namespace {
+
+const char* const kUsage =
+    "usage: dice bench reward [options]\n\n"
+    "Judges an RL step's worth of native candidates made from the built-in tasks (60% honest,\n"
+    "the rest wrong values, syntax errors, fallbacks, out-of-bounds writes, faults and hangs) in\n"
+    "one call of the reward service, and again one by one to check every verdict agrees\n"
+    "(docs/reward.md).\n\n"
+    "options:\n"
+    "  --candidates N        how many (default 1024)\n"
+    "  --seed N              which (default 1)\n"
+    "  --workers N           warm workers on the GPU (default 4)\n"
+    "  --device N            the GPU (default 0)\n"
+    "  --compile-threads N   per worker (default 4)\n"
+    "  --chunk N             candidates per worker request (default 32)\n"
+    "  --idle-timeout S      a kernel silent this long hangs (default 2)\n"
+    "  --mode MODE           correctness (default) or timed\n"
+    "  --no-alone            skip the one-by-one check\n"
+    "  --output FILE         write the result file (JSON) here\n";
+
+} // namespace
+
+int benchReward(const Invocation& in) {
+    const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
+    const Arguments args(rest, {"help", "no-alone"},
+                         {"candidates", "seed", "workers", "device", "compile-threads", "chunk",
+                          "idle-timeout", "mode", "output"});
+    if (!args.ok() || !args.positionals().empty()) {
+        std::cerr << "dice bench reward: " << (args.ok() ? "" : args.error() + "\n") << kUsage;
+        return 2;
+    }
+    if (args.flag("help")) {
+        std::cout << kUsage;
+        return 0;
+    }
+    RewardBenchOptions options;
+    options.candidates = args.integer("candidates", 1024);
+    options.seed = static_cast<std::uint64_t>(args.integer("seed", 1));
+    options.checkAlone = !args.flag("no-alone");
+    const int workers = args.integer("workers", 4);
+    const int device = args.integer("device", 0);
+    if (options.candidates < 10 || options.candidates > 65536)
+        throw Error("--candidates must be from 10 to 65536");
+    if (workers < 1 || workers > 64 || device < 0)
+        throw Error("--workers must be from 1 to 64 and --device a GPU index");
+    options.service.evaluator.devices.assign(static_cast<std::size_t>(workers), device);
+    options.service.evaluator.idleTimeoutMs = args.integer("idle-timeout", 2) * 1000;
+    options.service.evaluator.compileTimeoutMs = 30000;
+    options.service.batch.compileThreads = args.integer("compile-threads", 4);
+    options.service.batch.chunk = static_cast<std::size_t>(std::max(1, args.integer("chunk", 32)));
+    options.service.reward.mode = parseJudgeMode(args.value("mode", "correctness"));
+
+    nlohmann::json report = resultFileHeader("bench-reward", in.argv);
+    report["results"] = runRewardBenchmark(
+        options, [](const std::string& line) { std::cerr << line << std::endl; });
+    if (args.has("output"))
+        writeFileAtomically(args.value("output"), report.dump(2) + "\n");
+    const auto& r = report["results"];
+    std::cout << r["candidates"].get<int>() << " candidates on " << workers
+              << " worker(s): " << formatFixed(r["wall_seconds"].get<double>(), 1) << " s, "
+              << formatFixed(r["candidates_per_second"].get<double>(), 1)
+              << " per second; GPU busy " << formatFixed(100 * r["gpu_busy_share"].get<double>(), 0)
+              << "%, compile " << formatFixed(r["compile_seconds"].get<double>(), 1)
+              << " s of thread time; " << r["worker_restarts"].get<int>() << " worker restarts\n";
+    for (const auto& [kind, verdicts] : r["verdicts_by_kind"].items()) {
+        std::cout << "  " << kind << ":";
+        for (const auto& [verdict, count] : verdicts.items())
+            std::cout << " " << verdict << " " << count.get<int>();
+        std::cout << "\n";
+    }
+    if (r.contains("agreement"))
+        std::cout << "alone: " << r["agreement"]["same_verdict"].get<int>() << " of "
+                  << r["agreement"]["of"].get<int>() << " verdicts the same\n";
+    return 0;
+}
+
+} // namespace dice::cli

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/bench/reward_bench.h"
+
+#include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/common/number_format.h"
+#include "core/common/splitmix.h"
+#include "core/common/statistics.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <regex>
+
+namespace dice {
+
+namespace {
+
+struct Solved {
+    const Task* task = nullptr;
+    std::string source;
+};
+
+// Where the device part's first kernel body opens, or npos.
+std::size_t firstKernelBody(const std::string& source) {
+    const std::size_t global = source.find("__global__");
+    if (global == std::string::npos)
+        return std::string::npos;
+    std::size_t open = source.find('(', global);
+    if (open == std::string::npos)
+        return std::string::npos;
+    int depth = 0;
+    for (std::size_t i = open; i < source.size(); ++i) {
+        if (source[i] == '(')
+            ++depth;
+        else if (source[i] == ')' && --depth == 0) {
+            const std::size_t brace = source.find('{', i);
+            return brace == std::string::npos ? brace : brace + 1;
+        }
+    }
+    return std::string::npos;
+}
+
+// The first pointer parameter of the first kernel that is not const: where it writes.
+std::string firstOutputPointer(const std::string& source) {
+    const std::size_t global = source.find("__global__");
+    const std::size_t body = firstKernelBody(source);
+    if (global == std::string::npos || body == std::string::npos)
+        return {};
+    const std::string signature = source.substr(global, body - global);
+    static const std::regex pointer(
+        R"(([,(]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*\*\s*(?:__restrict__\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*[,)])");
+    for (std::sregex_iterator it(signature.begin(), signature.end(), pointer), end; it != end;
+         ++it) {
+        const std::size_t at = static_cast<std::size_t>(it->position(0));
+        const std::size_t comma = signature.rfind(',', at + 1);
+        const std::size_t paren = signature.find('(');
+        const std::size_t from = std::max(comma == std::string::npos ? 0 : comma,
+                                          paren == std::string::npos ? 0 : paren);
+        if (signature.substr(from, at + it->length(0) - from).find("const") == std::string::npos)
+            return (*it)[3];
+    }
+    return {};
+}
+
+std::string insertInKernel(const std::string& source, const std::string& statement) {
+    const std::size_t body = firstKernelBody(source);
+    if (body == std::string::npos)
+        return {};
+    return source.substr(0, body) + "\n    " + statement + "\n" + source.substr(body);
+}
+
+// Tasks whose inputs agree in count, dtypes and ranks take each other's solutions.
+std::string signatureOf(const Task& task) {
+    std::string s;
+    for (const auto& in : task.inputs)
+        s += toString(in.dtype) + "/" + std::to_string(in.shape.size()) + ";";
+    s += "|" + std::to_string(task.parameters.size());
+    return s;
+}
+
+} // namespace
+
+std::vector<RewardBenchCandidate> makeRewardBenchCandidates(const TaskSuite& suite,
+                                                            const std::string& solutionDirectory,
+                                                            int count, std::uint64_t seed) {
+    std::vector<Solved> solved;
+    for (const Task& task : suite.tasks) {
+        const std::string path =
+            (std::filesystem::path(solutionDirectory) / (task.name + ".dice")).string();
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(path, ec))
+            solved.push_back({&task, readTextFile(path)});
+    }
+    if (solved.size() < 2)
+        throw Error("the reward benchmark needs the built-in solutions (found " +
+                    std::to_string(solved.size()) + " in " + solutionDirectory + ")");
+    std::map<std::string, std::vector<std::size_t>> alike;
+    for (std::size_t i = 0; i < solved.size(); ++i)
+        alike[signatureOf(*solved[i].task)].push_back(i);
+
+    // The shares of the kinds, in hundredths.
+    const std::vector<std::pair<std::string, int>> shares = {
+        {"correct", 60},      {"wrong_values", 15}, {"compile_error", 9}, {"fallback", 8},
+        {"out_of_bounds", 5}, {"fault", 2},         {"hang", 1}};
+    std::vector<std::string> kinds;
+    for (const auto& [kind, share] : shares)
+        for (int i = 0; i < (count * share + 50) / 100; ++i)
+            kinds.push_back(kind);
+    while (static_cast<int>(kinds.size()) < count)
+        kinds.push_back("correct");
+    kinds.resize(static_cast<std::size_t>(count));
+
+    std::uint64_t drawn = 0;
+    const auto next = [&](std::size_t n) {
+        return static_cast<std::size_t>(splitmix64(seed * 0x100000001B3ULL + drawn++) %
+                                        static_cast<std::uint64_t>(n));
+    };
+    std::vector<RewardBenchCandidate> out;
+    for (std::size_t c = 0; c < kinds.size(); ++c) {
+        const std::string& kind = kinds[c];
+        // Some solutions do not take a mutation (no kernel to insert into, no plain return):
+        // another is drawn.
+        for (int attempt = 0; attempt < 100; ++attempt) {
+            const Solved& s = solved[next(solved.size())];
+            std::string source = s.source;
+            const std::string guard = "if (blockIdx.x == 0 && threadIdx.x == 0) ";
+            if (kind == "wrong_values") {
+                const auto& peers = alike[signatureOf(*s.task)];
+                if (peers.size() < 2)
+                    continue;
+                const Solved& other = solved[peers[next(peers.size())]];
+                if (other.task == s.task)
+                    continue;
+                source = other.source;
+            } else if (kind == "compile_error") {
+                source = insertInKernel(source, "int broken = ;");
+            } else if (kind == "fallback") {
+                static const std::regex lastReturn(
+                    R"((\n[ \t]+)return ([A-Za-z_][A-Za-z0-9_]*)[ \t]*\n?$)");
+                std::smatch m;
+                const std::string trimmed = source.substr(0, source.find_last_not_of(" \n") + 1);
+                if (!std::regex_search(trimmed, m, lastReturn))
+                    continue;
+                source = trimmed.substr(0, static_cast<std::size_t>(m.position(0))) + m[1].str() +
+                         "return " + m[2].str() + ".clone()\n";
+            } else if (kind == "out_of_bounds") {
+                const std::string written = firstOutputPointer(source);
+                if (written.empty())
+                    continue;
+                source =
+                    insertInKernel(source, guard + "{ " + written + "[-1] = " + written + "[0]; }");
+            } else if (kind == "fault") {
+                source = insertInKernel(source, guard + "{ *(volatile int*)8 = 1; }");
+            } else if (kind == "hang") {
+                source =
+                    insertInKernel(source, guard + "{ volatile int spin = 1; while (spin) {} }");
+            }
+            if (source.empty())
+                continue;
+            // A number of its own, so that no two candidates share a compile.
+            const std::size_t device = source.find("#pragma dice device");
+            if (device == std::string::npos)
+                continue;
+            const std::size_t lineEnd = source.find('\n', device);
+            source.insert(lineEnd + 1, "// reward benchmark candidate " + std::to_string(c) + "\n");
+            RewardBenchCandidate candidate;
+            candidate.kind = kind;
+            candidate.item.task = *s.task;
+            candidate.item.source = std::move(source);
+            candidate.item.name = kind + "_" + std::to_string(c) + ".dice";
+            out.push_back(std::move(candidate));
+            break;
+        }
+        if (out.size() != c + 1)
+            throw Error("no built-in solution takes the mutation " + kind);
+    }
+    // Shuffled, so that faults and hangs fall anywhere in the batch.
+    for (std::size_t i = out.size(); i > 1; --i)
+        std::swap(out[i - 1], out[next(i)]);
+    return out;
+}
+
+nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
+                                  const RewardBenchProgress& progress) {
+    const auto say = [&](const std::string& line) {
+        if (progress)
+            progress(line);
+    };
+    const TaskSuite suite = loadTaskSuite(builtinTaskDirectory());
+    const auto candidates = makeRewardBenchCandidates(
+        suite, (std::filesystem::path(dataDirectory()) / "solutions").string(), options.candidates,
+        options.seed);
+    std::vector<RewardItem> items;
+    for (const auto& c : candidates)
+        items.push_back(c.item);
+
+    RewardService service(options.service);
+    // Starting the workers (LibTorch and CUDA) is not the batch's time, as in an RL loop that
+    // keeps them warm from step to step.
+    say("starting " + std::to_string(options.service.evaluator.devices.size()) + " worker(s)");
+    const auto warmStarted = std::chrono::steady_clock::now();
+    const std::string problem = service.warmUp();
+    if (!problem.empty())
+        throw Error("the evaluation workers did not start: " + problem);
+    const double warmSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - warmStarted).count();
+    const int startsBefore = service.workerStarts();
+
+    say("judging " + std::to_string(items.size()) + " candidates");
+    const auto started = std::chrono::steady_clock::now();
+    std::size_t reported = 0;
+    const auto judged =
+        service.judge(items, [&](std::size_t done, std::size_t total, std::size_t, const Judged&) {
+            if (done * 10 / total != reported * 10 / total || done == total)
+                say(std::to_string(done) + "/" + std::to_string(total) + " judged");
+            reported = done;
+        });
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+    double compileSeconds = 0;
+    double gpuSeconds = 0;
+    std::map<std::string, std::map<std::string, int>> byKind;
+    nlohmann::json restartsByKind = nlohmann::json::object();
+    int correct = 0;
+    int restarts = 0;
+    for (std::size_t i = 0; i < judged.size(); ++i) {
+        const EvaluationResult& r = judged[i].evaluation;
+        compileSeconds += r.compileMs / 1000.0;
+        gpuSeconds += r.gpuMs / 1000.0;
+        ++byKind[candidates[i].kind][toString(r.verdict)];
+        correct += judged[i].reward.correct ? 1 : 0;
+        if (r.workerState == WorkerState::RestartedAfterFault ||
+            r.workerState == WorkerState::RestartedAfterTimeout ||
+            r.workerState == WorkerState::RestartedAfterCrash)
+            ++restarts;
+    }
+    nlohmann::json result = {
+        {"candidates", judged.size()},
+        {"workers", options.service.evaluator.devices.size()},
+        {"compile_threads_per_worker", options.service.batch.compileThreads},
+        {"chunk", options.service.batch.chunk},
+        {"reward", toJson(options.service.reward)},
+        {"worker_start_seconds", warmSeconds},
+        {"wall_seconds", wall},
+        {"candidates_per_second", judged.size() / std::max(wall, 1e-9)},
+        {"compile_seconds", compileSeconds},
+        {"gpu_seconds", gpuSeconds},
+        {"gpu_busy_share",
+         gpuSeconds / std::max(wall * options.service.evaluator.devices.size(), 1e-9)},
+        {"compile_share",
+         compileSeconds / std::max(wall * options.service.evaluator.devices.size() *
+                                       std::max(1, options.service.batch.compileThreads),
+                                   1e-9)},
+        {"worker_restarts", service.workerStarts() - startsBefore},
+        {"candidates_restarting_a_worker", restarts},
+        {"correct", correct},
+        {"verdicts_by_kind", byKind}};
+
+    if (options.checkAlone) {
+        say("judging every candidate again, alone");
+        EvaluatorOptions aloneOptions = options.service.evaluator;
+        aloneOptions.devices = {aloneOptions.devices.empty() ? 0 : aloneOptions.devices.front()};
+        Evaluator alone(aloneOptions);
+        const EvalOptions evalOptions = judgeOptions(options.service.reward);
+        int agree = 0;
+        nlohmann::json differ = nlohmann::json::array();
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            const EvaluationResult one =
+                alone.evaluate(items[i].task, items[i].source, items[i].name, evalOptions);
+            const bool same = one.verdict == judged[i].evaluation.verdict &&
+                              one.hasFlag("fallback") == judged[i].evaluation.hasFlag("fallback");
+            agree += same ? 1 : 0;
+            if (!same)
+                differ.push_back({{"candidate", items[i].name},
+                                  {"kind", candidates[i].kind},
+                                  {"batch", toString(judged[i].evaluation.verdict)},
+                                  {"alone", toString(one.verdict)},
+                                  {"batch_message", judged[i].evaluation.message.substr(0, 200)},
+                                  {"alone_message", one.message.substr(0, 200)}});
+        }
+        result["agreement"] = {
+            {"same_verdict", agree}, {"of", items.size()}, {"differing", differ}};
+    }
+    return result;
+}
+
+} // namespace dice
