@@ -157,12 +157,15 @@ int sft(const Invocation& in, const std::vector<std::string>& words) {
 
 int commandTrain(const Invocation& in) {
     if (in.args.empty() || in.args[0] == "--help") {
-        std::cout << "usage: dice train sft ...   supervised fine-tuning (sft --help)\n";
+        std::cout << "usage: dice train sft ...   supervised fine-tuning (sft --help)\n"
+                     "       dice train rl ...    reinforcement learning, BiC-RL (rl --help)\n";
         return in.args.empty() ? 2 : 0;
     }
     const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
     if (in.args[0] == "sft")
         return sft(in, rest);
+    if (in.args[0] == "rl")
+        return trainRl(in, rest);
     std::cerr << "dice train: unknown subcommand '" << in.args[0] << "'\n";
     return 2;
 }

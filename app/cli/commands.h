@@ -32,5 +32,7 @@ int commandKernelBench(const Invocation& in);
 int commandImport(const Invocation& in);
 int commandGenerate(const Invocation& in);
 int commandTrain(const Invocation& in);
+// dice train rl (command_train_rl.cpp); words are the arguments after "rl".
+int trainRl(const Invocation& in, const std::vector<std::string>& words);
 
 } // namespace dice::cli

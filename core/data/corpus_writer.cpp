@@ -30,18 +30,7 @@ std::vector<CorpusExample> corpusExamples(const SynthTask& t) {
     if (!skeleton)
         return out;
     for (std::size_t target = 0; target < skeleton->holes.size(); ++target) {
-        // Fill every hole but the target with its body.
-        std::string text = skeleton->text;
-        for (std::size_t k = 0; k < skeleton->holes.size(); ++k) {
-            if (k == target)
-                continue;
-            for (const auto& hole : findHoles(text)) {
-                if (hole.name == skeleton->holes[k]) {
-                    text = fillHole(text, hole, skeleton->bodies[k]);
-                    break;
-                }
-            }
-        }
+        const std::string text = skeletonWithOneHole(*skeleton, target);
         CorpusExample infill = generate;
         infill.kind = "infill";
         infill.hole = skeleton->holes[target];

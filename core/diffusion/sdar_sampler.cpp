@@ -284,6 +284,17 @@ std::vector<GenerationResult> generate(DiffusionNetwork& network,
         s.result.reason = reason;
         s.result.tokens.assign(s.canvas.begin() + s.promptLength,
                                s.canvas.begin() + s.promptLength + answerLength);
+        const std::int64_t end = s.promptLength + answerLength;
+        const std::int64_t blockEnd = std::min<std::int64_t>(
+            (end + B - 1) / B * B, static_cast<std::int64_t>(s.canvas.size()));
+        for (std::int64_t p = end; p < blockEnd; ++p) {
+            s.result.tailTokens.push_back(s.canvas[static_cast<size_t>(p)]);
+            const auto at = static_cast<size_t>(p - s.promptLength);
+            s.result.tailCommitStep.push_back(s.canvas[static_cast<size_t>(p)] != mask &&
+                                                      at < s.result.commitStep.size()
+                                                  ? s.result.commitStep[at]
+                                                  : -1);
+        }
         s.result.commitStep.resize(static_cast<size_t>(answerLength));
         s.result.milliseconds = elapsed();
         emit(event(s, DecodeStep::Kind::Finished));

@@ -62,6 +62,11 @@ struct GenerationResult {
     // For every answer token, the sequence's denoising step (0-based, over all blocks) that
     // committed it: the trace TraceRL trains on.
     std::vector<std::int64_t> commitStep;
+    // The cells of the last block after the answer, as decoding left them: the tokens committed
+    // there (after a stop id, or past the budget) with their steps, or the mask with step -1.
+    // Every cell of a block sees the others, so replaying the trace needs them.
+    std::vector<std::int64_t> tailTokens;
+    std::vector<std::int64_t> tailCommitStep;
     double milliseconds = 0;
 };
 

@@ -18,6 +18,7 @@ nlohmann::json toJson(const EvalOptions& o) {
                         {"checked_timed_calls", o.checkedTimedCalls},
                         {"excessive_speedup", o.excessiveSpeedup},
                         {"timing", o.timing},
+                        {"compile_only", o.compileOnly},
                         {"architecture", o.architecture},
                         {"seed", o.seed}};
     if (o.tolerance)
@@ -78,6 +79,7 @@ EvalOptions evalOptionsFromJson(const nlohmann::json& j) {
     o.smallPresetTrials = readInt(j, "small_preset_trials", o.smallPresetTrials, 1, 1000);
     o.checkedTimedCalls = readInt(j, "checked_timed_calls", o.checkedTimedCalls, 0, 100000);
     o.timing = readBool(j, "timing", o.timing);
+    o.compileOnly = readBool(j, "compile_only", o.compileOnly);
     o.architecture = readString(j, "architecture", o.architecture);
     if (!o.architecture.empty() && o.architecture.rfind("sm_", 0) != 0 &&
         o.architecture.rfind("compute_", 0) != 0)

@@ -28,6 +28,9 @@ struct EvalOptions {
     int checkedTimedCalls = 5;
     double excessiveSpeedup = 10.0;
     bool timing = true;
+    // Stop after the compilers and the dry run, as without a GPU (the reward of a machine
+    // without one, and a quick check).
+    bool compileOnly = false;
     // NVRTC target; empty: the GPU's, else sm_90.
     std::string architecture;
     // Seeds of the correctness trials derive from this; 0: the task's seed.

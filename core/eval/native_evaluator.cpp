@@ -313,6 +313,12 @@ std::string NativeEvaluator::Impl::firstLine(const std::string& text) {
 void NativeEvaluator::Impl::runOnGpu(const Task& task, const EvalOptions& options,
                                      native::Prepared& p, EvaluationResult& r,
                                      const ProgressFn& progress) {
+    if (options.compileOnly) {
+        r.verdict = Verdict::NotRun;
+        r.message = "compiled, not run (compile only): a dry run on meta tensors found outputs "
+                    "of the reference's shapes and dtypes";
+        return;
+    }
     const std::string reason = unavailableReason();
     if (!reason.empty()) {
         r.verdict = Verdict::NotRun;

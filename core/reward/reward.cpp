@@ -59,6 +59,7 @@ EvalOptions judgeOptions(const RewardOptions& options) {
     e.correctnessTrials = options.correctnessTrials;
     e.strict = true;
     e.timing = options.mode == JudgeMode::Timed;
+    e.compileOnly = options.mode == JudgeMode::Compile;
     e.warmups = options.warmups;
     e.timingTrials = options.timingTrials;
     e.checkedTimedCalls = std::min(e.checkedTimedCalls, std::max(1, options.timingTrials / 2));
@@ -82,7 +83,8 @@ RewardBreakdown scoreEvaluation(const EvaluationResult& r, const RewardOptions& 
         b.value = options.hackReward;
         return b;
     }
-    b.correct = r.verdict == Verdict::Correct;
+    b.correct = options.mode == JudgeMode::Compile ? r.compiled && r.verdict == Verdict::NotRun
+                                                   : r.verdict == Verdict::Correct;
     if (r.candidateTime && r.candidateKernelTime && r.candidateTime->medianMs > 0)
         b.coverage =
             std::clamp(r.candidateKernelTime->medianMs / r.candidateTime->medianMs, 0.0, 1.0);
@@ -94,7 +96,15 @@ RewardBreakdown scoreEvaluation(const EvaluationResult& r, const RewardOptions& 
 }
 
 std::string toString(JudgeMode mode) {
-    return mode == JudgeMode::Timed ? "timed" : "correctness";
+    switch (mode) {
+    case JudgeMode::Timed:
+        return "timed";
+    case JudgeMode::Compile:
+        return "compile";
+    case JudgeMode::Correctness:
+        break;
+    }
+    return "correctness";
 }
 
 JudgeMode parseJudgeMode(const std::string& text) {
@@ -102,7 +112,9 @@ JudgeMode parseJudgeMode(const std::string& text) {
         return JudgeMode::Correctness;
     if (text == "timed")
         return JudgeMode::Timed;
-    throw Error("judge mode \"" + text + "\" is neither \"correctness\" nor \"timed\"");
+    if (text == "compile")
+        return JudgeMode::Compile;
+    throw Error("judge mode \"" + text + "\" is not \"correctness\", \"timed\" or \"compile\"");
 }
 
 nlohmann::json toJson(const RewardOptions& o) {

@@ -16,7 +16,8 @@ namespace dice {
 // How candidates are judged for a reward.
 enum class JudgeMode {
     Correctness, // the paper's RL: correctness trials only, no timing
-    Timed        // correctness, then a short timing with the same honesty rules
+    Timed,       // correctness, then a short timing with the same honesty rules
+    Compile      // compilers and the dry run only: no GPU needed, and a kernel is never run
 };
 
 struct RewardOptions {
@@ -29,8 +30,10 @@ struct RewardOptions {
     int warmups = 2;
     int timingTrials = 10;
     // reward = correct + speedupWeight * min(speedup, speedupClip) + coverageWeight * coverage,
-    // where correct is 1 for compiled and correct; anything caught cheating gets hackReward,
-    // the lowest reward there is. With both weights 0 this is the paper's binary reward.
+    // where correct is 1 for compiled and correct (in Compile mode: compiled, and the dry run
+    // of the host part gave the reference's shapes and dtypes); anything caught cheating gets
+    // hackReward, the lowest reward there is. With both weights 0 this is the paper's binary
+    // reward.
     double speedupWeight = 0;
     double speedupClip = 3;
     double coverageWeight = 0;
@@ -56,7 +59,7 @@ bool isHackFlag(const std::string& code);
 
 RewardBreakdown scoreEvaluation(const EvaluationResult& result, const RewardOptions& options);
 
-// "correctness" or "timed"; parseJudgeMode throws Error for anything else.
+// "correctness", "timed" or "compile"; parseJudgeMode throws Error for anything else.
 std::string toString(JudgeMode mode);
 JudgeMode parseJudgeMode(const std::string& text);
 

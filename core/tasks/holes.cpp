@@ -142,6 +142,21 @@ std::string makeHole(const std::string& text, std::size_t begin, std::size_t end
     return text.substr(0, begin) + holeMarker(name) + text.substr(end);
 }
 
+std::string skeletonWithOneHole(const Skeleton& skeleton, std::size_t target) {
+    std::string text = skeleton.text;
+    for (std::size_t k = 0; k < skeleton.holes.size(); ++k) {
+        if (k == target)
+            continue;
+        for (const auto& hole : findHoles(text)) {
+            if (hole.name == skeleton.holes[k]) {
+                text = fillHole(text, hole, skeleton.bodies[k]);
+                break;
+            }
+        }
+    }
+    return text;
+}
+
 std::optional<Skeleton> makeSkeleton(const std::string& candidate) {
     const std::string hostPragma = "#pragma dice host";
     const std::size_t hostAt = candidate.find(hostPragma);

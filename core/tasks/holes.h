@@ -51,5 +51,8 @@ struct Skeleton {
     std::vector<std::string> bodies; // what each hole stood for, in the same order (the answers)
 };
 std::optional<Skeleton> makeSkeleton(const std::string& candidate);
+// The skeleton with only its hole number `target` left: every other hole holds its body, as an
+// infilling question shows a kernel in context.
+std::string skeletonWithOneHole(const Skeleton& skeleton, std::size_t target);
 
 } // namespace dice

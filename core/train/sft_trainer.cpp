@@ -2,10 +2,6 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
-#if DICE_TORCH_CUDA
-#include <ATen/autocast_mode.h>
-#endif
-
 #include "core/train/sft_trainer.h"
 
 #include "core/common/error.h"
@@ -14,6 +10,7 @@
 #include "core/tokenizer/tokenizer.h"
 #include "core/train/bd3_batch.h"
 #include "core/train/sft_data.h"
+#include "core/train/train_common.h"
 
 #include <nlohmann/json.hpp>
 
@@ -35,45 +32,6 @@ double scheduledLearningRate(std::int64_t step, std::int64_t steps, std::int64_t
     const double span = static_cast<double>(std::max<std::int64_t>(1, steps - warmup));
     const double t = std::clamp(static_cast<double>(step - warmup) / span, 0.0, 1.0);
     return floor + 0.5 * (peak - floor) * (1.0 + std::cos(3.14159265358979323846 * t));
-}
-
-void saveModelFolder(const Qwen3Model& model, const std::string& folder,
-                     const std::string& tokenizerPath, ModelDType dtype) {
-    const fs::path target(folder);
-    const fs::path temporary = target.string() + ".tmp";
-    std::error_code ec;
-    fs::remove_all(temporary, ec);
-    fs::create_directories(temporary, ec);
-    if (ec)
-        throw FileError(temporary.string(), "cannot create: " + ec.message());
-    ModelConfig config = model.config();
-    config.torchDtype = toString(dtype) == "bf16"   ? "bfloat16"
-                        : toString(dtype) == "fp16" ? "float16"
-                                                    : "float32";
-    writeFileAtomically((temporary / "config.json").string(), modelConfigToJson(config));
-    GenerationConfig generation = model.generationConfig();
-    if (generation.eosTokenIds.empty())
-        generation.eosTokenIds = config.eosTokenIds;
-    writeFileAtomically((temporary / "generation_config.json").string(),
-                        generationConfigToJson(generation));
-    const auto scalar = dtype == ModelDType::BFloat16  ? torch::kBFloat16
-                        : dtype == ModelDType::Float16 ? torch::kFloat16
-                                                       : torch::kFloat32;
-    std::vector<std::pair<std::string, at::Tensor>> weights;
-    {
-        at::NoGradGuard noGrad;
-        for (const auto& [name, tensor] : model.namedWeights())
-            weights.emplace_back(name, tensor.detach().to(torch::kCPU, scalar).contiguous());
-    }
-    saveSafetensors((temporary / "model.safetensors").string(), weights, {{"format", "pt"}});
-    fs::copy_file(tokenizerPath, temporary / "tokenizer.json", fs::copy_options::overwrite_existing,
-                  ec);
-    if (ec)
-        throw FileError(tokenizerPath, "cannot copy into the model folder: " + ec.message());
-    fs::remove_all(target, ec);
-    fs::rename(temporary, target, ec);
-    if (ec)
-        throw FileError(target.string(), "cannot replace: " + ec.message());
 }
 
 namespace {
@@ -139,71 +97,6 @@ private:
     std::vector<std::vector<std::size_t>> m_batches;
 };
 
-// bfloat16 autocast for the forward pass on CUDA; the weights and the optimizer stay float32.
-class AutocastScope {
-public:
-    explicit AutocastScope(bool enabled)
-        : m_enabled(enabled) {
-#if DICE_TORCH_CUDA
-        if (!m_enabled)
-            return;
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-        at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
-        at::autocast::set_autocast_enabled(at::kCUDA, true);
-#else
-        at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
-        at::autocast::set_enabled(true);
-#endif
-#endif
-    }
-    ~AutocastScope() {
-#if DICE_TORCH_CUDA
-        if (!m_enabled)
-            return;
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-        at::autocast::set_autocast_enabled(at::kCUDA, false);
-#else
-        at::autocast::set_enabled(false);
-#endif
-        at::autocast::clear_cache();
-#endif
-    }
-    AutocastScope(const AutocastScope&) = delete;
-    AutocastScope& operator=(const AutocastScope&) = delete;
-
-private:
-    bool m_enabled;
-};
-
-struct Checkpoint {
-    fs::path folder;
-    std::int64_t step = 0;
-};
-
-std::vector<Checkpoint> checkpoints(const fs::path& output) {
-    std::vector<Checkpoint> out;
-    std::error_code ec;
-    const fs::path root = output / "checkpoints";
-    if (!fs::is_directory(root, ec))
-        return out;
-    for (const auto& entry : fs::directory_iterator(root, ec)) {
-        const std::string name = entry.path().filename().string();
-        if (name.rfind("step-", 0) != 0 || name.find(".tmp") != std::string::npos)
-            continue;
-        // A checkpoint is complete once its state file exists: it is written last.
-        if (!fs::exists(entry.path() / "trainer_state.json", ec))
-            continue;
-        try {
-            out.push_back({entry.path(), std::stoll(name.substr(5))});
-        } catch (const std::exception&) {
-            continue;
-        }
-    }
-    std::sort(out.begin(), out.end(),
-              [](const Checkpoint& a, const Checkpoint& b) { return a.step < b.step; });
-    return out;
-}
-
 double evalLoss(const Qwen3Model& model, const std::vector<SftSequence>& data,
                 const SftOptions& options, std::int64_t maskId, std::int64_t padId, bool autocast) {
     if (data.empty())
@@ -264,7 +157,7 @@ SftReport trainSft(const SftOptions& options) {
 
     ModelPlacement placement = options.placement;
     placement.dtype = ModelDType::Float32;
-    const auto existing = options.resume ? checkpoints(output) : std::vector<Checkpoint>{};
+    const auto existing = options.resume ? listCheckpoints(output) : std::vector<Checkpoint>{};
     std::unique_ptr<Qwen3Model> model;
     std::int64_t start = 0;
     LoadOptions load;
@@ -322,22 +215,12 @@ SftReport trainSft(const SftOptions& options) {
     double processed = 0;
 
     auto saveCheckpoint = [&](std::int64_t step) {
-        const fs::path folder =
-            output / "checkpoints" / ("step-" + [&] {
-                char buffer[16];
-                std::snprintf(buffer, sizeof(buffer), "%08lld", static_cast<long long>(step));
-                return std::string(buffer);
-            }());
+        const fs::path folder = checkpointFolder(output, step);
         saveModelFolder(*model, folder.string(), options.tokenizer, ModelDType::Float32);
         torch::save(optimizer, (folder / "optimizer.pt").string());
         nlohmann::json state{{"step", step}, {"seed", options.seed}, {"steps", options.steps}};
         writeFileAtomically((folder / "trainer_state.json").string(), state.dump(2) + "\n");
-        // Keep the two newest checkpoints.
-        auto all = checkpoints(output);
-        while (all.size() > 2) {
-            fs::remove_all(all.front().folder, ec);
-            all.erase(all.begin());
-        }
+        pruneCheckpoints(output, 2);
     };
 
     std::int64_t step = start;

@@ -3,6 +3,7 @@
 
 #include "core/model/model_config.h"
 #include "core/model/qwen3_model.h"
+#include "core/train/train_common.h"
 
 #include <atomic>
 #include <cstdint>
@@ -67,10 +68,5 @@ SftReport trainSft(const SftOptions& options);
 // Learning rate at `step` (0-based): linear warm-up to `peak`, then cosine decay to `floor`.
 double scheduledLearningRate(std::int64_t step, std::int64_t steps, std::int64_t warmup,
                              double peak, double floor);
-
-// Writes a Hugging Face folder (config.json, generation_config.json, model.safetensors,
-// tokenizer.json) through a temporary folder and a rename.
-void saveModelFolder(const Qwen3Model& model, const std::string& folder,
-                     const std::string& tokenizerPath, ModelDType dtype);
 
 } // namespace dice

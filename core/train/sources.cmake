@@ -1,8 +1,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 list(APPEND DICE_CORE_PLAIN_SOURCES
+    train/rl_config.cpp
+    train/rl_tasks.cpp
     train/sft_data.cpp
 )
 list(APPEND DICE_CORE_TORCH_SOURCES
     train/bd3_batch.cpp
+    train/rl_trainer.cpp
     train/sft_trainer.cpp
+    train/trace_rl.cpp
+    train/train_common.cpp
 )

@@ -2,6 +2,7 @@
 #include "core/worker/memory_cap.h"
 
 #include "core/common/error.h"
+#include "core/common/sanitizer.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -73,6 +74,11 @@ nlohmann::json applyWorkerMemoryCap() {
         } catch (const Error& e) {
             applied["source"] = std::string("default; ") + e.what();
         }
+    }
+    if (kAddressSanitizer) {
+        applied["data_limit"] = "not applied: this is an AddressSanitizer build, whose shadow "
+                                "memory RLIMIT_DATA counts";
+        return applied;
     }
     rlimit current{};
     if (getrlimit(RLIMIT_DATA, &current) != 0) {

@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <torch/torch.h>
+
+#include "core/train/rl_trainer.h"
+
+#include "core/common/error.h"
+#include "core/common/file_limits.h"
+#include "core/common/file_util.h"
+#include "core/common/splitmix.h"
+#include "core/cuda/cuda_driver.h"
+#include "core/diffusion/qwen3_network.h"
+#include "core/model/qwen3_model.h"
+#include "core/reward/reward_service.h"
+#include "core/tokenizer/tokenizer.h"
+#include "core/train/rl_tasks.h"
+#include "core/train/sft_data.h"
+#include "core/train/trace_rl.h"
+#include "core/train/train_common.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+
+namespace dice {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// One answer of a step, from its prompt to its reward.
+struct Rollout {
+    std::size_t prompt = 0; // into the step's prompts
+    std::vector<std::int64_t> tokens;
+    std::vector<std::int64_t> commitStep;
+    std::vector<std::int64_t> tail;
+    std::vector<std::int64_t> tailStep;
+    FinishReason finish = FinishReason::Length;
+    std::string answer;
+    std::string candidate;
+    Judged judged;
+    double advantage = 0;
+    bool kept = false;
+};
+
+struct StepPrompt {
+    RlPrompt prompt;
+    std::vector<std::int64_t> ids;
+};
+
+ModelPlacement placementOf(const std::string& device) {
+    ModelPlacement p;
+    p.dtype = ModelDType::Float32;
+    if (device.rfind("cuda", 0) == 0) {
+        p.device = ModelDevice::Cuda;
+        p.deviceIndex = device.size() > 5 ? std::stoi(device.substr(5)) : 0;
+    }
+    return p;
+}
+
+// What the trainer is doing, for whoever follows the run folder.
+class StatusFile {
+public:
+    explicit StatusFile(fs::path path)
+        : m_path(std::move(path)) {}
+
+    void set(const nlohmann::json& status, bool force = false) {
+        if (!force && secondsSince(m_last) < 0.5)
+            return;
+        m_last = Clock::now();
+        writeFileAtomically(m_path.string(), status.dump(2) + "\n");
+    }
+
+private:
+    fs::path m_path;
+    Clock::time_point m_last{};
+};
+
+} // namespace
+
+std::string rlModelFolder(const std::string& model) {
+    if (model.empty() || model == "embedded")
+        return (fs::path(dataDirectory()) / "models" / "dice-nano").string();
+    return model;
+}
+
+void standardiseGroups(const std::vector<double>& rewards, std::size_t groupSize,
+                       std::vector<double>& advantages, std::vector<bool>& kept) {
+    advantages.assign(rewards.size(), 0.0);
+    kept.assign(rewards.size(), false);
+    if (groupSize == 0)
+        return;
+    for (std::size_t start = 0; start + groupSize <= rewards.size(); start += groupSize) {
+        double mean = 0;
+        for (std::size_t k = 0; k < groupSize; ++k)
+            mean += rewards[start + k];
+        mean /= static_cast<double>(groupSize);
+        double variance = 0;
+        for (std::size_t k = 0; k < groupSize; ++k)
+            variance += (rewards[start + k] - mean) * (rewards[start + k] - mean);
+        const double std = std::sqrt(variance / static_cast<double>(groupSize));
+        if (std < 1e-8)
+            continue;
+        for (std::size_t k = 0; k < groupSize; ++k) {
+            advantages[start + k] = (rewards[start + k] - mean) / std;
+            kept[start + k] = true;
+        }
+    }
+}
+
+RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
+    const auto log = [&](const std::string& line) {
+        if (hooks.log)
+            hooks.log(line);
+    };
+    const auto begin = Clock::now();
+    if (config.output.empty())
+        throw Error("the RL run needs an output folder");
+    if (config.threads > 0)
+        at::set_num_threads(config.threads);
+    const fs::path output(config.output);
+    std::error_code ec;
+    fs::create_directories(output / "rollouts", ec);
+    fs::create_directories(output / "checkpoints", ec);
+    if (ec)
+        throw FileError(output.string(), "cannot create the run folder: " + ec.message());
+    StatusFile status(output / "status.json");
+    status.set({{"state", "starting"}}, true);
+
+    // The model, and where a resumed run takes up.
+    const std::string initial = rlModelFolder(config.model);
+    const auto existing = listCheckpoints(output);
+    const std::string modelFolder = existing.empty() ? initial : existing.back().folder.string();
+    const std::string tokenizerPath = (fs::path(initial) / "tokenizer.json").string();
+    const Tokenizer tokenizer = Tokenizer::load(tokenizerPath);
+    LoadOptions load;
+    load.placement = placementOf(config.device);
+    std::unique_ptr<Qwen3Model> model = Qwen3Model::load(modelFolder, load);
+    const ModelConfig& modelConfig = model->config();
+    std::int64_t maskId = 0;
+    if (modelConfig.maskTokenId)
+        maskId = *modelConfig.maskTokenId;
+    else if (const auto mask = tokenizer.tokenId("<|MASK|>"))
+        maskId = *mask;
+    else
+        throw Error(initial + ": the model names no mask token");
+    const std::int64_t padId = modelConfig.padTokenId
+                                   ? *modelConfig.padTokenId
+                                   : tokenizer.tokenId("<|endoftext|>").value_or(0);
+    std::vector<std::int64_t> stopIds = model->generationConfig().eosTokenIds;
+    for (auto id : modelConfig.eosTokenIds)
+        if (std::find(stopIds.begin(), stopIds.end(), id) == stopIds.end())
+            stopIds.push_back(id);
+
+    nlohmann::json resolved = toJson(config);
+    resolved["model"] = initial;
+    writeFileAtomically((output / "config.json").string(), resolved.dump(2) + "\n");
+
+    std::vector<RlTaskPool> pools;
+    for (const auto& phase : config.phases) {
+        pools.push_back(RlTaskPool::load(phase.data));
+        log(toString(phase.kind) + " phase: " + std::to_string(phase.steps) + " steps over " +
+            std::to_string(pools.back().tasks().size()) + " tasks");
+    }
+    std::unique_ptr<RlTaskPool> evalPool;
+    if (!config.evalData.tasks.empty() && config.evalEvery > 0)
+        evalPool = std::make_unique<RlTaskPool>(RlTaskPool::load(config.evalData));
+
+    RewardServiceOptions judgeOptions;
+    judgeOptions.reward = config.reward;
+    judgeOptions.evaluator.devices = config.judgeDevices;
+    judgeOptions.evaluator.idleTimeoutMs = config.judgeIdleTimeoutS * 1000;
+    judgeOptions.batch.compileThreads = config.compileThreads;
+    RewardService judge(judgeOptions);
+    if (config.reward.mode != JudgeMode::Compile && !cu::Driver::instance().available())
+        log("note: there is no GPU to run kernels, so no candidate can be judged correct and "
+            "every group's rewards are equal; the reward mode \"compile\" is made for this");
+
+    for (auto& p : model->parameters())
+        p.requires_grad_(true);
+    torch::optim::AdamW optimizer(model->parameters(),
+                                  torch::optim::AdamWOptions(config.learningRate)
+                                      .betas({config.beta1, config.beta2})
+                                      .weight_decay(config.weightDecay)
+                                      .eps(config.epsilon));
+    std::int64_t start = 0;
+    std::map<std::string, RlTaskRecord> records;
+    if (!existing.empty()) {
+        torch::load(optimizer, (existing.back().folder / "optimizer.pt").string());
+        const fs::path stateFile = existing.back().folder / "trainer_state.json";
+        nlohmann::json state;
+        try {
+            state = nlohmann::json::parse(readTextFile(stateFile.string(), limits::kResultFile));
+        } catch (const nlohmann::json::exception& e) {
+            throw FileError(stateFile.string(), std::string("not valid JSON: ") + e.what());
+        }
+        if (!state.is_object() || !state.contains("step") || !state["step"].is_number_unsigned())
+            throw FileError(stateFile.string(), "has no step");
+        start = state["step"].get<std::int64_t>();
+        const nlohmann::json saved = state.contains("records") && state["records"].is_object()
+                                         ? state["records"]
+                                         : nlohmann::json::object();
+        for (const auto& [name, r] : saved.items())
+            if (r.is_object())
+                records[name] = {r.value("attempts", 0), r.value("reward_sum", 0.0),
+                                 r.value("correct", 0)};
+        log("resuming from " + existing.back().folder.filename().string());
+    }
+    const torch::Device device = load.placement.device == ModelDevice::Cuda
+                                     ? torch::Device(torch::kCUDA, load.placement.deviceIndex)
+                                     : torch::Device(torch::kCPU);
+    const bool autocast = config.mixedPrecision && load.placement.device == ModelDevice::Cuda;
+
+    const auto saveCheckpoint = [&](std::int64_t step) {
+        const fs::path folder = checkpointFolder(output, step);
+        saveModelFolder(*model, folder.string(), tokenizerPath, ModelDType::Float32);
+        torch::save(optimizer, (folder / "optimizer.pt").string());
+        nlohmann::json saved = nlohmann::json::object();
+        for (const auto& [name, r] : records)
+            saved[name] = {
+                {"attempts", r.attempts}, {"reward_sum", r.rewardSum}, {"correct", r.correct}};
+        writeFileAtomically((folder / "trainer_state.json").string(),
+                            nlohmann::json{{"step", step}, {"records", saved}}.dump(2) + "\n");
+        pruneCheckpoints(output, config.keepCheckpoints);
+    };
+
+    const auto sampleAll = [&](const std::vector<std::vector<std::int64_t>>& prompts,
+                               SamplerOptions options, std::uint64_t seed,
+                               const std::function<void(std::size_t)>& progress) {
+        options.maskId = maskId;
+        options.stopIds = stopIds;
+        options.vocabLimit = tokenizer.vocabSize();
+        options.cancel = hooks.cancel;
+        at::NoGradGuard noGrad;
+        Qwen3Network network(*model);
+        std::vector<GenerationResult> results;
+        const auto batch = static_cast<std::size_t>(std::max(1, config.rolloutBatch));
+        for (std::size_t at = 0; at < prompts.size(); at += batch) {
+            const std::vector<std::vector<std::int64_t>> chunk(
+                prompts.begin() + static_cast<std::ptrdiff_t>(at),
+                prompts.begin() +
+                    static_cast<std::ptrdiff_t>(std::min(prompts.size(), at + batch)));
+            options.seed = splitmix64(seed + at);
+            AutocastScope scope(autocast);
+            for (auto& r : generate(network, chunk, options))
+                results.push_back(std::move(r));
+            progress(results.size());
+        }
+        return results;
+    };
+    const auto answerText = [&](const std::vector<std::int64_t>& tokens) {
+        std::vector<std::int64_t> kept;
+        for (auto id : tokens)
+            if (id != maskId)
+                kept.push_back(id);
+        return tokenizer.decode(kept, true);
+    };
+
+    const auto evaluate = [&](std::int64_t step) {
+        std::vector<std::vector<std::int64_t>> prompts;
+        std::vector<RlPrompt> asked;
+        for (std::size_t i = 0; i < evalPool->tasks().size(); ++i) {
+            asked.push_back(evalPool->prompt(i, RlPhaseKind::EndToEnd, 0));
+            prompts.push_back(chatPromptIds(tokenizer, asked.back().text));
+        }
+        // The paper evaluates greedily: static decoding, the most likely token.
+        SamplerOptions greedy = config.sampler;
+        greedy.temperature = 0;
+        greedy.strategy = RemaskStrategy::LowConfidenceStatic;
+        greedy.maxTokens = config.evalMaxTokens;
+        status.set({{"state", "evaluating"}, {"step", step}}, true);
+        const auto results = sampleAll(prompts, greedy, config.seed, [](std::size_t) {});
+        std::vector<RewardItem> items;
+        for (std::size_t i = 0; i < results.size(); ++i)
+            items.push_back({"native", evalPool->tasks()[i].task, "",
+                             evalPool->candidate(asked[i], answerText(results[i].tokens)),
+                             evalPool->tasks()[i].task.name + ".dice"});
+        const auto judged = judge.judge(items);
+        int correct = 0;
+        double total = 0;
+        nlohmann::json tasks = nlohmann::json::array();
+        for (std::size_t i = 0; i < judged.size(); ++i) {
+            correct += judged[i].reward.correct ? 1 : 0;
+            total += judged[i].reward.value;
+            tasks.push_back({{"task", items[i].task.name},
+                             {"verdict", toString(judged[i].evaluation.verdict)},
+                             {"reward", judged[i].reward.value}});
+        }
+        const nlohmann::json line = {
+            {"step", step},
+            {"tasks", judged.size()},
+            {"correct", correct},
+            {"exec", judged.empty() ? 0.0 : static_cast<double>(correct) / judged.size()},
+            {"mean_reward", judged.empty() ? 0.0 : total / judged.size()},
+            {"results", tasks}};
+        std::ofstream(output / "eval.jsonl", std::ios::app) << line.dump() << "\n";
+        log("evaluation at step " + std::to_string(step) + ": " + std::to_string(correct) + " of " +
+            std::to_string(judged.size()) + " correct");
+    };
+
+    RlReport report;
+    report.firstStep = start;
+    if (start == 0 && evalPool)
+        evaluate(0);
+    std::ofstream metrics(output / "metrics.jsonl", std::ios::app);
+    const std::int64_t total = config.totalSteps();
+    std::int64_t step = start;
+    for (; step < total; ++step) {
+        for (const char* control : {"STOP", "PAUSE"})
+            if (fs::exists(output / control, ec) && report.stopReason.empty())
+                report.stopReason = std::string(control) == "STOP" ? "stopped" : "paused";
+        if (hooks.cancel && hooks.cancel->load() && report.stopReason.empty())
+            report.stopReason = "cancelled";
+        if (!report.stopReason.empty())
+            break;
+
+        // The phase of this step and its place in it.
+        std::size_t phase = 0;
+        std::int64_t phaseStep = step;
+        while (phaseStep >= config.phases[phase].steps) {
+            phaseStep -= config.phases[phase].steps;
+            ++phase;
+        }
+        const RlPhaseKind kind = config.phases[phase].kind;
+        const RlTaskPool& pool = pools[phase];
+        std::vector<std::size_t> candidates;
+        if (kind == RlPhaseKind::Infill) {
+            candidates = pool.infillable();
+        } else {
+            candidates.resize(pool.tasks().size());
+            std::iota(candidates.begin(), candidates.end(), std::size_t(0));
+        }
+        if (candidates.empty())
+            throw Error("the " + toString(kind) + " phase has no task it can ask");
+        const auto picked = scheduleStep(config.schedule, pool, candidates, config.tasksPerStep,
+                                         phaseStep, records, config.seed);
+        const auto stepStart = Clock::now();
+        nlohmann::json state = {{"state", "sampling"},
+                                {"step", step + 1},
+                                {"steps", total},
+                                {"phase", toString(kind)},
+                                {"phase_step", phaseStep + 1}};
+
+        // Prompts: one per picked task, each asked rolloutsPerTask times.
+        std::vector<StepPrompt> prompts;
+        std::vector<std::vector<std::int64_t>> sampled;
+        for (std::size_t k = 0; k < picked.size(); ++k) {
+            StepPrompt p;
+            p.prompt = pool.prompt(picked[k], kind, splitmix64(config.seed + step * 131 + k));
+            p.ids = chatPromptIds(tokenizer, p.prompt.text);
+            if (static_cast<std::int64_t>(p.ids.size()) > config.maxPromptTokens) {
+                log("step " + std::to_string(step + 1) + ": the prompt of " +
+                    pool.tasks()[picked[k]].task.name + " is longer than " +
+                    std::to_string(config.maxPromptTokens) + " tokens; left out");
+                continue;
+            }
+            for (int g = 0; g < config.rolloutsPerTask; ++g)
+                sampled.push_back(p.ids);
+            prompts.push_back(std::move(p));
+        }
+        const auto group = static_cast<std::size_t>(config.rolloutsPerTask);
+        state["rollouts"] = sampled.size();
+        const auto generated = sampleAll(sampled, config.sampler,
+                                         config.seed ^ splitmix64(static_cast<std::uint64_t>(step)),
+                                         [&](std::size_t done) {
+                                             state["sampled"] = done;
+                                             state["seconds"] = secondsSince(stepStart);
+                                             status.set(state);
+                                         });
+        const double sampleSeconds = secondsSince(stepStart);
+        if (hooks.cancel && hooks.cancel->load()) {
+            report.stopReason = "cancelled";
+            break;
+        }
+        std::vector<Rollout> rollouts(generated.size());
+        std::vector<RewardItem> items;
+        std::int64_t sampledTokens = 0;
+        for (std::size_t i = 0; i < generated.size(); ++i) {
+            Rollout& r = rollouts[i];
+            r.prompt = i / group;
+            r.tokens = generated[i].tokens;
+            r.commitStep = generated[i].commitStep;
+            r.tail = generated[i].tailTokens;
+            r.tailStep = generated[i].tailCommitStep;
+            r.finish = generated[i].reason;
+            r.answer = answerText(r.tokens);
+            const StepPrompt& p = prompts[r.prompt];
+            r.candidate = pool.candidate(p.prompt, r.answer);
+            sampledTokens += static_cast<std::int64_t>(r.tokens.size());
+            items.push_back({"native", pool.tasks()[p.prompt.task].task, "", r.candidate,
+                             pool.tasks()[p.prompt.task].task.name + ".dice"});
+        }
+
+        // Judging.
+        const auto judgeStart = Clock::now();
+        state["state"] = "judging";
+        status.set(state, true);
+        const auto judged =
+            judge.judge(items, [&](std::size_t done, std::size_t, std::size_t, const Judged&) {
+                state["judged"] = done;
+                state["seconds"] = secondsSince(stepStart);
+                status.set(state);
+            });
+        const double judgeSeconds = secondsSince(judgeStart);
+        std::vector<double> rewards;
+        int correct = 0;
+        int hacks = 0;
+        for (std::size_t i = 0; i < rollouts.size(); ++i) {
+            rollouts[i].judged = judged[i];
+            rewards.push_back(judged[i].reward.value);
+            correct += judged[i].reward.correct ? 1 : 0;
+            hacks += judged[i].reward.hack ? 1 : 0;
+            auto& record = records[items[i].task.name];
+            ++record.attempts;
+            record.rewardSum += judged[i].reward.value;
+            record.correct += judged[i].reward.correct ? 1 : 0;
+        }
+        std::vector<double> advantages;
+        std::vector<bool> kept;
+        standardiseGroups(rewards, group, advantages, kept);
+        std::vector<TraceRollout> traces;
+        for (std::size_t i = 0; i < rollouts.size(); ++i) {
+            rollouts[i].advantage = advantages[i];
+            rollouts[i].kept = kept[i] && !rollouts[i].tokens.empty();
+            if (rollouts[i].kept)
+                traces.push_back({prompts[rollouts[i].prompt].ids, rollouts[i].tokens,
+                                  rollouts[i].commitStep, advantages[i], rollouts[i].tail,
+                                  rollouts[i].tailStep});
+        }
+
+        // TraceRL: the old policy's log-probabilities, then one epoch of clipped updates.
+        const auto updateStart = Clock::now();
+        state["state"] = "updating";
+        status.set(state, true);
+        double policy = 0, kl = 0, clipped = 0, ratio = 0, gradNorm = 0;
+        int microBatches = 0, optimizerSteps = 0;
+        std::int64_t targets = 0;
+        if (!traces.empty()) {
+            std::vector<TraceBatch> batches;
+            std::vector<at::Tensor> oldLogProbs;
+            {
+                at::NoGradGuard noGrad;
+                for (std::size_t at = 0; at < traces.size();
+                     at += static_cast<std::size_t>(config.microBatch)) {
+                    std::vector<const TraceRollout*> part;
+                    for (std::size_t k = at;
+                         k <
+                         std::min(traces.size(), at + static_cast<std::size_t>(config.microBatch));
+                         ++k)
+                        part.push_back(&traces[k]);
+                    batches.push_back(makeTraceBatch(part, config.sampler.blockLength, maskId,
+                                                     padId, tokenizer.vocabSize()));
+                    AutocastScope scope(autocast);
+                    const auto& b = batches.back();
+                    const auto logits = model->forward(b.tokens.to(device), b.positions.to(device),
+                                                       b.mask.to(device));
+                    oldLogProbs.push_back(targetLogProbs(logits, b).detach());
+                }
+            }
+            TraceLossOptions lossOptions;
+            lossOptions.clipEpsilon = config.clipEpsilon;
+            lossOptions.klBeta = config.klBeta;
+            const auto accumulation = static_cast<std::size_t>(config.accumulation);
+            optimizer.zero_grad();
+            for (std::size_t m = 0; m < batches.size(); ++m) {
+                // Each micro-batch's loss is a mean over its rollouts; an optimizer step averages
+                // the micro-batches it gathers.
+                const std::size_t windowStart = m / accumulation * accumulation;
+                const std::size_t window = std::min(accumulation, batches.size() - windowStart);
+                TraceLoss loss;
+                {
+                    AutocastScope scope(autocast);
+                    const auto& b = batches[m];
+                    const auto logits = model->forward(b.tokens.to(device), b.positions.to(device),
+                                                       b.mask.to(device));
+                    loss = traceLoss(targetLogProbs(logits, b), oldLogProbs[m], b, lossOptions);
+                }
+                (loss.loss / static_cast<double>(window)).backward();
+                policy += loss.policy;
+                kl += loss.kl;
+                clipped += loss.clipped;
+                ratio += loss.ratioMean;
+                targets += batches[m].targetCount;
+                ++microBatches;
+                if (m + 1 == windowStart + window) {
+                    gradNorm =
+                        torch::nn::utils::clip_grad_norm_(model->parameters(), config.clipNorm);
+                    optimizer.step();
+                    optimizer.zero_grad();
+                    ++optimizerSteps;
+                }
+                state["updated"] = m + 1;
+                state["micro_batches"] = batches.size();
+                state["seconds"] = secondsSince(stepStart);
+                status.set(state);
+            }
+            if (!std::isfinite(policy) || !std::isfinite(kl))
+                throw Error("the TraceRL loss became non-finite at step " +
+                            std::to_string(step + 1) + "; lower the learning rate");
+        }
+        const double updateSeconds = secondsSince(updateStart);
+
+        // What the step did, for the run folder.
+        {
+            std::ofstream file(output / "rollouts" / (std::to_string(step + 1) + ".jsonl"));
+            for (std::size_t i = 0; i < rollouts.size(); ++i) {
+                const Rollout& r = rollouts[i];
+                const StepPrompt& p = prompts[r.prompt];
+                nlohmann::json line = {{"step", step + 1},
+                                       {"phase", toString(kind)},
+                                       {"task", pool.tasks()[p.prompt.task].task.name},
+                                       {"level", pool.tasks()[p.prompt.task].task.level},
+                                       {"group", r.prompt},
+                                       {"prompt", p.prompt.text},
+                                       {"answer", r.answer},
+                                       {"candidate", r.candidate},
+                                       {"tokens", r.tokens},
+                                       {"commit_step", r.commitStep},
+                                       {"finish", toString(r.finish)},
+                                       {"verdict", toString(r.judged.evaluation.verdict)},
+                                       {"message", r.judged.evaluation.message},
+                                       {"reward", toJson(r.judged.reward)},
+                                       {"advantage", r.advantage},
+                                       {"kept", r.kept}};
+                if (kind == RlPhaseKind::Infill)
+                    line["hole"] = p.prompt.hole;
+                file << line.dump() << "\n";
+            }
+        }
+        const double meanReward =
+            rewards.empty() ? 0.0
+                            : std::accumulate(rewards.begin(), rewards.end(), 0.0) / rewards.size();
+        const nlohmann::json line = {
+            {"step", step + 1},
+            {"phase", toString(kind)},
+            {"phase_step", phaseStep + 1},
+            {"tasks", prompts.size()},
+            {"rollouts", rollouts.size()},
+            {"mean_reward", meanReward},
+            {"correct", correct},
+            {"correct_share",
+             rollouts.empty() ? 0.0 : static_cast<double>(correct) / rollouts.size()},
+            {"hacks", hacks},
+            {"groups_kept", traces.size() / std::max<std::size_t>(1, group)},
+            {"groups", prompts.size()},
+            {"rollouts_kept", traces.size()},
+            {"loss_policy", microBatches ? policy / microBatches : 0.0},
+            {"kl", microBatches ? kl / microBatches : 0.0},
+            {"clip_fraction", microBatches ? clipped / microBatches : 0.0},
+            {"ratio_mean", microBatches ? ratio / microBatches : 1.0},
+            {"grad_norm", gradNorm},
+            {"optimizer_steps", optimizerSteps},
+            {"targets", targets},
+            {"learning_rate", config.learningRate},
+            {"sampled_tokens", sampledTokens},
+            {"sample_seconds", sampleSeconds},
+            {"judge_seconds", judgeSeconds},
+            {"update_seconds", updateSeconds},
+            {"tokens_per_second", sampleSeconds > 0 ? sampledTokens / sampleSeconds : 0.0},
+            {"seconds", secondsSince(begin)}};
+        metrics << line.dump() << "\n" << std::flush;
+        log("step " + std::to_string(step + 1) + "/" + std::to_string(total) + " (" +
+            toString(kind) + "): mean reward " + std::to_string(meanReward) + ", " +
+            std::to_string(correct) + "/" + std::to_string(rollouts.size()) + " correct, " +
+            std::to_string(traces.size()) + " rollouts kept, " +
+            std::to_string(static_cast<int>(sampleSeconds)) + " s sampling, " +
+            std::to_string(static_cast<int>(judgeSeconds)) + " s judging, " +
+            std::to_string(static_cast<int>(updateSeconds)) + " s updating");
+
+        const bool last = step + 1 == total;
+        if (evalPool && ((step + 1) % config.evalEvery == 0 || last))
+            evaluate(step + 1);
+        if (config.saveEvery > 0 && (step + 1) % config.saveEvery == 0 && !last)
+            saveCheckpoint(step + 1);
+    }
+    report.steps = step;
+    report.stopped = !report.stopReason.empty();
+    if (step > start)
+        saveCheckpoint(step);
+    if (!report.stopped) {
+        report.modelFolder = (output / "model").string();
+        saveModelFolder(*model, report.modelFolder, tokenizerPath, ModelDType::Float32);
+    }
+    report.seconds = secondsSince(begin);
+    status.set({{"state", report.stopped ? report.stopReason : "finished"},
+                {"step", step},
+                {"steps", total},
+                {"seconds", report.seconds}},
+               true);
+    return report;
+}
+
+} // namespace dice

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#if DICE_TORCH_CUDA
+#include <ATen/autocast_mode.h>
+#endif
+
+#include "core/train/train_common.h"
+
+#include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/model/safetensors_torch.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace dice {
+
+namespace fs = std::filesystem;
+
+AutocastScope::AutocastScope(bool enabled)
+    : m_enabled(enabled) {
+#if DICE_TORCH_CUDA
+    if (!m_enabled)
+        return;
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
+    at::autocast::set_autocast_enabled(at::kCUDA, true);
+#else
+    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+    at::autocast::set_enabled(true);
+#endif
+#endif
+}
+
+AutocastScope::~AutocastScope() {
+#if DICE_TORCH_CUDA
+    if (!m_enabled)
+        return;
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    at::autocast::set_autocast_enabled(at::kCUDA, false);
+#else
+    at::autocast::set_enabled(false);
+#endif
+    at::autocast::clear_cache();
+#endif
+}
+
+std::vector<Checkpoint> listCheckpoints(const fs::path& output) {
+    std::vector<Checkpoint> out;
+    std::error_code ec;
+    const fs::path root = output / "checkpoints";
+    if (!fs::is_directory(root, ec))
+        return out;
+    for (const auto& entry : fs::directory_iterator(root, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("step-", 0) != 0 || name.find(".tmp") != std::string::npos)
+            continue;
+        if (!fs::exists(entry.path() / "trainer_state.json", ec))
+            continue;
+        try {
+            out.push_back({entry.path(), std::stoll(name.substr(5))});
+        } catch (const std::exception&) {
+            continue;
+        }
+    }
+    std::sort(out.begin(), out.end(),
+              [](const Checkpoint& a, const Checkpoint& b) { return a.step < b.step; });
+    return out;
+}
+
+fs::path checkpointFolder(const fs::path& output, std::int64_t step) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "step-%08lld", static_cast<long long>(step));
+    return output / "checkpoints" / name;
+}
+
+void saveModelFolder(const Qwen3Model& model, const std::string& folder,
+                     const std::string& tokenizerPath, ModelDType dtype) {
+    const fs::path target(folder);
+    const fs::path temporary = target.string() + ".tmp";
+    std::error_code ec;
+    fs::remove_all(temporary, ec);
+    fs::create_directories(temporary, ec);
+    if (ec)
+        throw FileError(temporary.string(), "cannot create: " + ec.message());
+    ModelConfig config = model.config();
+    config.torchDtype = toString(dtype) == "bf16"   ? "bfloat16"
+                        : toString(dtype) == "fp16" ? "float16"
+                                                    : "float32";
+    writeFileAtomically((temporary / "config.json").string(), modelConfigToJson(config));
+    GenerationConfig generation = model.generationConfig();
+    if (generation.eosTokenIds.empty())
+        generation.eosTokenIds = config.eosTokenIds;
+    writeFileAtomically((temporary / "generation_config.json").string(),
+                        generationConfigToJson(generation));
+    const auto scalar = dtype == ModelDType::BFloat16  ? torch::kBFloat16
+                        : dtype == ModelDType::Float16 ? torch::kFloat16
+                                                       : torch::kFloat32;
+    std::vector<std::pair<std::string, at::Tensor>> weights;
+    {
+        at::NoGradGuard noGrad;
+        for (const auto& [name, tensor] : model.namedWeights())
+            weights.emplace_back(name, tensor.detach().to(torch::kCPU, scalar).contiguous());
+    }
+    saveSafetensors((temporary / "model.safetensors").string(), weights, {{"format", "pt"}});
+    fs::copy_file(tokenizerPath, temporary / "tokenizer.json", fs::copy_options::overwrite_existing,
+                  ec);
+    if (ec)
+        throw FileError(tokenizerPath, "cannot copy into the model folder: " + ec.message());
+    fs::remove_all(target, ec);
+    fs::rename(temporary, target, ec);
+    if (ec)
+        throw FileError(target.string(), "cannot replace: " + ec.message());
+}
+
+void pruneCheckpoints(const fs::path& output, int keep) {
+    auto all = listCheckpoints(output);
+    std::error_code ec;
+    while (static_cast<int>(all.size()) > std::max(1, keep)) {
+        fs::remove_all(all.front().folder, ec);
+        all.erase(all.begin());
+    }
+}
+
+} // namespace dice
