@@ -15,7 +15,11 @@ KernelBench's format in bench/kernelbench/ it measures, in one run:
 - timing agreement: the evaluator's reference medians against torch.cuda.Event timing in Python of
   the same operators on inputs of the same shape, drawn on the GPU, with the same protocol;
 - noise: the coefficient of variation of the candidate's median over repeated evaluations;
-- throughput: evaluations per minute with the worker kept warm.
+- throughput: evaluations per minute with the worker kept warm;
+- the sandbox's cost: the native evaluation in a fresh process with the worker confined and with
+  DICE_EVALD_NO_SANDBOX=1, alternated; a KernelBench evaluation by `dice kernelbench eval` (its
+  answer in the sandboxed child, the trusted side timing it) against the same protocol run
+  unconfined in a fresh Python process, both with the build already made.
 
 usage: eval_bench.py --dice BUILD/bin/dice --output FILE [--tasks relu softmax] [--repeats 4]
 """
@@ -43,9 +47,9 @@ def load_task(name):
         return json.load(f)
 
 
-def run_dice(dice, args):
+def run_dice(dice, args, env=None):
     start = time.perf_counter()
-    proc = subprocess.run([dice] + args, capture_output=True, text=True)
+    proc = subprocess.run([dice] + args, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - start
     if proc.returncode not in (0, 1):
         raise RuntimeError("dice %s failed (%d): %s" % (" ".join(args), proc.returncode,
@@ -53,10 +57,10 @@ def run_dice(dice, args):
     return json.loads(proc.stdout), wall
 
 
-def native_cold(dice, task):
+def native_cold(dice, task, env=None):
     """One evaluation in a fresh process: what a user waits for."""
     solution = os.path.join(ROOT, "resources", "solutions", task + ".dice")
-    result, wall = run_dice(dice, ["eval", task, solution, "--json", "--no-store"])
+    result, wall = run_dice(dice, ["eval", task, solution, "--json", "--no-store"], env)
     return {
         "verdict": result["verdict"],
         "message": result["message"],
@@ -184,6 +188,76 @@ def kernelbench_eval(torch, task, compile_s):
             "total_s": compile_s + eval_s, "candidate_mean_ms": new_ms, "reference_mean_ms": ref_ms}
 
 
+def sandbox_cost(dice, tasks, rounds):
+    """The sandbox's share of an evaluation, confined and unconfined runs alternated."""
+    unconfined_env = dict(os.environ, DICE_EVALD_NO_SANDBOX="1")
+    native = {}
+    for t in tasks:
+        runs = {"confined": [], "unconfined": []}
+        for i in range(rounds):
+            order = [("confined", None), ("unconfined", unconfined_env)]
+            for name, env in order if i % 2 == 0 else reversed(order):
+                runs[name].append(native_cold(dice, t, env))
+        entry = {}
+        for name, rs in runs.items():
+            entry[name] = {"verdicts": [r["verdict"] for r in rs],
+                           "process_wall_s": [r["process_wall_s"] for r in rs],
+                           "evaluation_ms": [r["evaluation_ms"] for r in rs]}
+        wall = {n: statistics.median(entry[n]["process_wall_s"]) for n in runs}
+        evaluation = {n: statistics.median(entry[n]["evaluation_ms"]) for n in runs}
+        entry["median_process_wall_ratio"] = wall["confined"] / wall["unconfined"]
+        entry["median_evaluation_ratio"] = evaluation["confined"] / evaluation["unconfined"]
+        entry["within_10_percent"] = entry["median_process_wall_ratio"] <= 1.10
+        native[t] = entry
+    return native
+
+
+def kernelbench_once(task, build_dir):
+    """The KernelBench protocol on one problem in this fresh process, unconfined; prints JSON."""
+    import torch
+    os.environ["TORCH_EXTENSIONS_DIR"] = build_dir
+    start = time.perf_counter()
+    result = kernelbench_eval(torch, task, 0.0)
+    result["process_inner_s"] = time.perf_counter() - start
+    print(json.dumps(result))
+
+
+def kernelbench_dice_args(task, folder, timing=True):
+    """`dice kernelbench eval` of the task's KernelBench-format solution, building in folder."""
+    problem = os.path.join(folder, task + "_problem.py")
+    if not os.path.exists(problem):
+        with open(problem, "w") as f:
+            f.write(load_task(task)["pytorch_module"])
+    answer = os.path.join(HERE, "kernelbench", task + ".py")
+    return (["kernelbench", "eval", problem, answer, "--build-dir",
+             os.path.join(folder, "builds"), "--json"] + ([] if timing else ["--no-timing"]))
+
+
+def kernelbench_sandbox_cost(dice, tasks, rounds, folders):
+    """`dice kernelbench eval` (sandboxed) against the same protocol run unconfined in a fresh
+    Python process; both find their builds made (folders[t] by dice, TORCH_EXTENSIONS_DIR by the
+    compile of the KernelBench comparison)."""
+    out = {}
+    for t in tasks:
+        dice_args = kernelbench_dice_args(t, folders[t])
+        plain_args = [sys.executable, os.path.abspath(__file__), "--kernelbench-once", t,
+                      "--build-dir", os.environ["TORCH_EXTENSIONS_DIR"], "--dice", dice,
+                      "--output", "-"]
+        sandboxed, plain, verdicts = [], [], []
+        for _ in range(rounds):
+            result, wall = run_dice(dice, dice_args)
+            sandboxed.append(wall)
+            verdicts.append(result["verdict"])
+            start = time.perf_counter()
+            subprocess.run(plain_args, capture_output=True, check=True)
+            plain.append(time.perf_counter() - start)
+        extra = statistics.median(sandboxed) - statistics.median(plain)
+        out[t] = {"sandboxed_process_wall_s": sandboxed, "unconfined_process_wall_s": plain,
+                  "sandboxed_verdicts": verdicts, "median_extra_s": extra,
+                  "within_2_s": extra <= 2.0}
+    return out
+
+
 def python_reference_timing(torch, task, trials=100, warmups=3):
     """torch.cuda.Event timing of the task's reference operator, inputs drawn on the GPU."""
     spec = load_task(task)
@@ -217,7 +291,13 @@ def main():
     parser.add_argument("--tasks", nargs="+", default=["relu", "softmax"])
     parser.add_argument("--repeats", type=int, default=4)
     parser.add_argument("--skip-kernelbench", action="store_true")
+    parser.add_argument("--sandbox-rounds", type=int, default=5)
+    parser.add_argument("--kernelbench-once", help=argparse.SUPPRESS)
+    parser.add_argument("--build-dir", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.kernelbench_once:
+        kernelbench_once(args.kernelbench_once, args.build_dir)
+        return 0
 
     import torch
 
@@ -225,9 +305,11 @@ def main():
         "kind": "bench-eval",
         # Paths of this machine stay out of the result: the program is named relative to the
         # source tree, the output by its file name.
-        "command": "bench/eval_bench.py --dice %s --output %s --tasks %s --repeats %d" % (
-            os.path.relpath(os.path.abspath(args.dice), ROOT), os.path.basename(args.output),
-            " ".join(args.tasks), args.repeats),
+        "command": "bench/eval_bench.py --dice %s --output %s --tasks %s --repeats %d "
+                   "--sandbox-rounds %d" % (
+                       os.path.relpath(os.path.abspath(args.dice), ROOT),
+                       os.path.basename(args.output), " ".join(args.tasks), args.repeats,
+                       args.sandbox_rounds),
         "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
                     "cuda": torch.version.cuda, "python": platform.python_version()},
@@ -250,6 +332,13 @@ def main():
         pool = concurrent.futures.ProcessPoolExecutor(
             max_workers=len(args.tasks), mp_context=multiprocessing.get_context("spawn"))
         futures = {t: pool.submit(kernelbench_compile, t) for t in args.tasks}
+        # The sandboxed evaluator's builds for the sandbox's cost, made meanwhile (correctness
+        # only, so that they barely touch the GPU the native measurements use).
+        cost_folders = {t: tempfile.mkdtemp(prefix="dice-kb-cost-") for t in args.tasks}
+        cost_builds = [subprocess.Popen([args.dice] + kernelbench_dice_args(t, cost_folders[t],
+                                                                            timing=False),
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                       for t in args.tasks]
 
     native = {t: native_cold(args.dice, t) for t in args.tasks}
     warm, throughput, warm_wall = native_warm(args.dice, args.tasks, args.repeats)
@@ -271,6 +360,14 @@ def main():
             kernelbench[t] = kernelbench_eval(torch, t, kernelbench[t]["compile_s"])
             torch.cuda.empty_cache()
         report["kernelbench_parallel_compile_wall_s"] = kernelbench_compile_wall
+
+    cost = {"native": sandbox_cost(args.dice, args.tasks, args.sandbox_rounds)}
+    if not args.skip_kernelbench:
+        for build in cost_builds:
+            build.wait()
+        cost["kernelbench"] = kernelbench_sandbox_cost(args.dice, args.tasks, args.sandbox_rounds,
+                                                       cost_folders)
+    report["sandbox_cost"] = cost
 
     comparison = {}
     for t in args.tasks:
@@ -314,7 +411,15 @@ def main():
                      len(warm[t]["candidate_medians_ms"])))
     if throughput:
         print("  warm worker: %.1f evaluations per minute" % throughput)
+    for t, c in cost["native"].items():
+        print("  %-8s sandbox: native process %.3fx, evaluation %.3fx of unconfined"
+              % (t, c["median_process_wall_ratio"], c["median_evaluation_ratio"]))
+    for t, c in cost.get("kernelbench", {}).items():
+        print("  %-8s sandbox: KernelBench evaluation %+.2f s against unconfined"
+              % (t, c["median_extra_s"]))
     ok = all(a["within_5_percent"] for a in agreement.values())
+    ok = ok and all(c["within_10_percent"] for c in cost["native"].values())
+    ok = ok and all(c["within_2_s"] for c in cost.get("kernelbench", {}).values())
     ok = ok and all(e.get("at_least_20x", True) for e in comparison.values())
     ok = ok and all(v["below_3_percent"] for v in noise.values() if v["candidate_median_ms"] >= 1)
     print("bench-eval: %s" % ("all goals met" if ok else "a goal was missed (see above)"))

@@ -7,6 +7,8 @@
 # build/fuzz/artifacts/ and fails the run. Prints the executions of each target.
 #
 #   scripts/fuzz.sh [SECONDS [TARGET...]]     (default: 60 seconds, every target)
+#
+# DICE_FUZZ_JOBS targets run at once (default: one per core).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -23,27 +25,46 @@ if ((${#targets[@]} == 0)); then
 fi
 
 mkdir -p build/fuzz/artifacts
-failed=()
-summary=()
-for target in "${targets[@]}"; do
-    name="${target#fuzz_}"
-    seeds="tests/fuzz/corpus/$name"
+rm -f build/fuzz/*.status
+# One target per core at a time: libFuzzer runs on one thread.
+jobs="${DICE_FUZZ_JOBS:-$(nproc)}"
+fuzz_one() {
+    local target="$1" name="${1#fuzz_}"
+    local seeds="tests/fuzz/corpus/$name"
     if [[ $name == sass_listing ]]; then
         seeds="tests/fixtures/kernel-listings"
     fi
-    work="build/fuzz/corpus/$name"
+    local work="build/fuzz/corpus/$name"
     mkdir -p "$work"
-    options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
-        -artifact_prefix="build/fuzz/artifacts/$target-")
+    local options=(-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048
+        -print_final_stats=1 -artifact_prefix="build/fuzz/artifacts/$target-")
     if [[ -f tests/fuzz/$name.dict ]]; then
         options+=(-dict="tests/fuzz/$name.dict")
     fi
     echo "fuzz: $target for $seconds s"
+    local status=0
+    "build/fuzz/bin/$target" "${options[@]}" "$work" "$seeds" >"build/fuzz/$target.log" 2>&1 ||
+        status=$?
+    echo "$status" >"build/fuzz/$target.status"
+}
+running=0
+for target in "${targets[@]}"; do
+    if ((running >= jobs)); then
+        wait -n || true
+        running=$((running - 1))
+    fi
+    fuzz_one "$target" &
+    running=$((running + 1))
+done
+wait || true
+
+failed=()
+summary=()
+for target in "${targets[@]}"; do
     log="build/fuzz/$target.log"
-    status=0
-    "build/fuzz/bin/$target" "${options[@]}" "$work" "$seeds" >"$log" 2>&1 || status=$?
+    status="$(cat "build/fuzz/$target.status" 2>/dev/null || echo "?")"
     runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
-    if ((status != 0)); then
+    if [[ $status != 0 ]]; then
         tail -n 40 "$log" >&2
         failed+=("$target")
         summary+=("$target: FAILED (status $status) after ${runs:-?} executions, see $log")

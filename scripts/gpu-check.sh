@@ -63,7 +63,7 @@ for step in "${steps[@]}"; do
         "$python" "$here/bench/eval_bench.py" --dice "$dice" \
             --output "bench-eval-$device.json" || status=1
         ;;
-    kernelbench-import | kernelbench-agreement)
+    kernelbench-import | kernelbench-agreement | bench-reward-kernelbench)
         # KernelBench's problems: ../shared/data/kernelbench beside the checkout, shared/ inside
         # it, or $KERNELBENCH_DIR. Result files record relative paths only.
         kb="${KERNELBENCH_DIR:-$here/../shared/data/kernelbench}"
@@ -76,7 +76,13 @@ for step in "${steps[@]}"; do
         # Links in the output folder keep the recorded commands free of this machine's paths.
         ln -sfn "$(cd "$kb" && pwd)" kernelbench-problems
         ln -sfn "$here/bench/kernelbench_solutions" kernelbench-solutions
-        if [[ "$step" == kernelbench-import ]]; then
+        if [[ "$step" == bench-reward-kernelbench ]]; then
+            # 64 answers made from the solutions, built in parallel, against one build at a time.
+            "$dice" bench reward --kernelbench kernelbench-solutions \
+                --problems kernelbench-problems --candidates "${KB_REWARD_ANSWERS:-64}" \
+                --build-threads "$(nproc)" --output "bench-reward-kernelbench-$device.json" ||
+                status=1
+        elif [[ "$step" == kernelbench-import ]]; then
             # Every converted reference against the original Model at the bench sizes.
             for level in 1 2; do
                 "$dice" import kernelbench --verify-bench --fast-init --device cuda \

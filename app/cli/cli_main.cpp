@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // dice: the workbench's command-line interface.
 #include "app/cli/commands.h"
+#include "app/cli/crash_report.h"
 #include "core/common/error.h"
 #include "core/common/version.h"
 
@@ -53,6 +54,7 @@ void usage(std::ostream& out) {
 } // namespace
 
 int main(int argc, char** argv) {
+    dice::cli::installCrashReport();
     std::vector<std::string> all(argv, argv + argc);
     if (argc < 2 || all[1] == "--help" || all[1] == "-h" || all[1] == "help") {
         usage(argc < 2 ? std::cerr : std::cout);

@@ -33,7 +33,51 @@ const char* const kUsage =
     "  --idle-timeout S      a kernel silent this long hangs (default 2)\n"
     "  --mode MODE           correctness (default) or timed\n"
     "  --no-alone            skip the one-by-one check\n"
-    "  --output FILE         write the result file (JSON) here\n";
+    "  --output FILE         write the result file (JSON) here\n\n"
+    "KernelBench answers instead (made from DIR/levelN/NAME.py, ten in sixteen honest, the rest\n"
+    "wrong values, syntax errors and failing forwards), built in parallel and then evaluated:\n"
+    "  --kernelbench DIR     the solutions     --problems DIR   their problem files\n"
+    "  --build-threads N     builds at once (default 16)\n"
+    "  --sequential-builds N answers built one at a time for the comparison (default 1)\n"
+    "  (--candidates defaults to 64 here)\n";
+
+int benchRewardKernelBench(const Invocation& in, const Arguments& args) {
+    if (!args.has("problems"))
+        throw Error("--kernelbench needs --problems DIR (the problem files of the solutions)");
+    KernelBenchRewardBenchOptions options;
+    options.solutions = args.value("kernelbench");
+    options.problems = args.value("problems");
+    options.candidates = args.integer("candidates", 64);
+    options.seed = static_cast<std::uint64_t>(args.integer("seed", 1));
+    options.buildThreads = args.integer("build-threads", 16);
+    options.sequentialBuilds = args.integer("sequential-builds", 1);
+    if (options.candidates < 1 || options.candidates > 4096 || options.buildThreads < 1 ||
+        options.buildThreads > 256 || options.sequentialBuilds < 0)
+        throw Error("--candidates must be from 1 to 4096, --build-threads from 1 to 256");
+    options.service.evaluator.devices = {args.integer("device", 0)};
+    options.service.reward.mode = parseJudgeMode(args.value("mode", "correctness"));
+
+    nlohmann::json report = resultFileHeader("bench-reward-kernelbench", in.argv);
+    report["results"] = runKernelBenchRewardBenchmark(
+        options, [](const std::string& line) { std::cerr << line << std::endl; });
+    if (args.has("output"))
+        writeFileAtomically(args.value("output"), report.dump(2) + "\n");
+    const auto& r = report["results"];
+    std::cout << r["answers"].get<int>() << " KernelBench answers, " << options.buildThreads
+              << " builds at once: " << formatFixed(r["wall_seconds"].get<double>(), 1)
+              << " s (builds " << formatFixed(r["build_phase_seconds"].get<double>(), 1)
+              << " s, evaluations " << formatFixed(r["evaluation_seconds"].get<double>(), 1)
+              << " s); one at a time about "
+              << formatFixed(r["one_at_a_time_estimate_seconds"].get<double>(), 0) << " s ("
+              << formatFixed(r["speedup_over_one_at_a_time"].get<double>(), 1) << "x)\n";
+    for (const auto& [kind, verdicts] : r["verdicts_by_kind"].items()) {
+        std::cout << "  " << kind << ":";
+        for (const auto& [verdict, count] : verdicts.items())
+            std::cout << " " << verdict << " " << count.get<int>();
+        std::cout << "\n";
+    }
+    return r["verdicts_against_kind"].empty() ? 0 : 1;
+}
 
 } // namespace
 
@@ -41,7 +85,8 @@ int benchReward(const Invocation& in) {
     const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
     const Arguments args(rest, {"help", "no-alone"},
                          {"candidates", "seed", "workers", "device", "compile-threads", "chunk",
-                          "idle-timeout", "mode", "output"});
+                          "idle-timeout", "mode", "output", "kernelbench", "problems",
+                          "build-threads", "sequential-builds"});
     if (!args.ok() || !args.positionals().empty()) {
         std::cerr << "dice bench reward: " << (args.ok() ? "" : args.error() + "\n") << kUsage;
         return 2;
@@ -50,6 +95,8 @@ int benchReward(const Invocation& in) {
         std::cout << kUsage;
         return 0;
     }
+    if (args.has("kernelbench"))
+        return benchRewardKernelBench(in, args);
     RewardBenchOptions options;
     options.candidates = args.integer("candidates", 1024);
     options.seed = static_cast<std::uint64_t>(args.integer("seed", 1));

@@ -11,18 +11,20 @@
 namespace dice::cli {
 
 int commandSelftest(const Invocation& in) {
-    const Arguments args(in.args, {"json", "cpu-only", "help", "list"}, {"output", "filter"});
+    const Arguments args(in.args, {"json", "cpu-only", "help", "list"},
+                         {"output", "filter", "skip"});
     if (!args.ok()) {
         std::cerr << "dice selftest: " << args.error() << "\n";
         return 2;
     }
     if (args.flag("help")) {
-        std::cout << "usage: dice selftest [--cpu-only] [--filter TEXT] [--json] [--output FILE] "
-                     "[--list]\n\n"
+        std::cout << "usage: dice selftest [--cpu-only] [--filter TEXT] [--skip TEXT] [--json]\n"
+                     "                     [--output FILE] [--list]\n\n"
                      "Runs real checks of the machine and the build and reports each as passed,\n"
                      "failed or skipped (with the reason). Exits 1 when a check fails.\n"
                      "--output writes a result file (JSON with the command, GPU, driver, CUDA and\n"
-                     "LibTorch versions).\n";
+                     "LibTorch versions). --filter runs only the checks whose name contains\n"
+                     "TEXT, --skip leaves out those whose name does.\n";
         return 0;
     }
     if (args.flag("list")) {
@@ -33,6 +35,7 @@ int commandSelftest(const Invocation& in) {
     SelfTestOptions options;
     options.includeGpu = !args.flag("cpu-only");
     options.filter = args.value("filter");
+    options.skip = args.value("skip");
     const bool json = args.flag("json");
     const auto results = runSelfTest(options, [&](const CheckResult& r) {
         if (json)

@@ -21,6 +21,7 @@
 int main(int argc, char** argv) {
     bool sandbox = true;
     int device = 0;
+    double memoryShare = dice::NativeEvaluator::kDefaultGpuMemoryShare;
     std::vector<std::string> readable;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--version") == 0) {
@@ -29,12 +30,17 @@ int main(int argc, char** argv) {
             return 0;
         }
         if (std::strcmp(argv[i], "--help") == 0) {
-            std::cout << "usage: dice-evald [--device N] [--read FOLDER]... [--no-sandbox]\n\n"
-                         "Reads JSON-lines requests on stdin and writes replies on stdout.\n"
-                         "--device N     the GPU this worker owns (default 0)\n"
-                         "--read FOLDER  a folder the sandboxed worker may read besides the "
-                         "system's\n               (where tasks keep their parameter files)\n"
-                         "--no-sandbox   run unconfined (docs/sandbox.md)\n";
+            std::cout
+                << "usage: dice-evald [--device N] [--gpu-memory-share X] [--read FOLDER]...\n"
+                   "                  [--no-sandbox]\n\n"
+                   "Reads JSON-lines requests on stdin and writes replies on stdout.\n"
+                   "--device N     the GPU this worker owns (default 0)\n"
+                   "--gpu-memory-share X\n"
+                   "               the share of the GPU's memory its tensors may hold\n"
+                   "               (default 0.8; workers that share a GPU split it)\n"
+                   "--read FOLDER  a folder the sandboxed worker may read besides the "
+                   "system's\n               (where tasks keep their parameter files)\n"
+                   "--no-sandbox   run unconfined (docs/sandbox.md)\n";
             return 0;
         }
         if (std::strcmp(argv[i], "--no-sandbox") == 0) {
@@ -47,6 +53,17 @@ int main(int argc, char** argv) {
                 return 2;
             }
             readable.emplace_back(argv[i]);
+            continue;
+        }
+        if (std::strcmp(argv[i], "--gpu-memory-share") == 0 && i + 1 < argc) {
+            char* end = nullptr;
+            const double value = std::strtod(argv[++i], &end);
+            if (end == argv[i] || *end != '\0' || !(value > 0.0 && value <= 1.0)) {
+                std::cerr << "dice-evald: --gpu-memory-share needs a number above 0 and at most "
+                             "1\n";
+                return 2;
+            }
+            memoryShare = value;
             continue;
         }
         if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
@@ -88,11 +105,12 @@ int main(int argc, char** argv) {
     try {
         dice::runOnLargeStack([&] {
             dice::WorkerService service;
-            dice::NativeEvaluator evaluator(device);
+            dice::NativeEvaluator evaluator(device, memoryShare);
             dice::addEvaluationHandlers(service, evaluator);
             service.setHelloInfo("sandbox", applied);
             service.setHelloInfo("memory", memory);
             service.setHelloInfo("device_index", device);
+            service.setHelloInfo("gpu_memory_share", memoryShare);
             service.serve(STDIN_FILENO, [protocolOut](const nlohmann::json& message) {
                 const std::string line = dice::protocol::encodeLine(message);
                 std::fwrite(line.data(), 1, line.size(), protocolOut);

@@ -6,11 +6,14 @@
 #include "core/common/number_format.h"
 #include "core/common/splitmix.h"
 #include "core/common/statistics.h"
+#include "core/kernelbench/python_evaluator.h"
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 #include <regex>
 
 namespace dice {
@@ -22,33 +25,37 @@ struct Solved {
     std::string source;
 };
 
-// Where the device part's first kernel body opens, or npos.
-std::size_t firstKernelBody(const std::string& source) {
-    const std::size_t global = source.find("__global__");
-    if (global == std::string::npos)
-        return std::string::npos;
-    std::size_t open = source.find('(', global);
-    if (open == std::string::npos)
-        return std::string::npos;
-    int depth = 0;
-    for (std::size_t i = open; i < source.size(); ++i) {
-        if (source[i] == '(')
-            ++depth;
-        else if (source[i] == ')' && --depth == 0) {
-            const std::size_t brace = source.find('{', i);
-            return brace == std::string::npos ? brace : brace + 1;
+// A kernel of the device part: where its signature starts and where its body opens.
+struct KernelSpan {
+    std::size_t global = 0;
+    std::size_t body = 0;
+};
+
+std::vector<KernelSpan> kernelSpans(const std::string& source) {
+    std::vector<KernelSpan> spans;
+    for (std::size_t global = source.find("__global__"); global != std::string::npos;
+         global = source.find("__global__", global + 1)) {
+        const std::size_t open = source.find('(', global);
+        if (open == std::string::npos)
+            break;
+        int depth = 0;
+        for (std::size_t i = open; i < source.size(); ++i) {
+            if (source[i] == '(') {
+                ++depth;
+            } else if (source[i] == ')' && --depth == 0) {
+                const std::size_t brace = source.find('{', i);
+                if (brace != std::string::npos)
+                    spans.push_back({global, brace + 1});
+                break;
+            }
         }
     }
-    return std::string::npos;
+    return spans;
 }
 
-// The first pointer parameter of the first kernel that is not const: where it writes.
-std::string firstOutputPointer(const std::string& source) {
-    const std::size_t global = source.find("__global__");
-    const std::size_t body = firstKernelBody(source);
-    if (global == std::string::npos || body == std::string::npos)
-        return {};
-    const std::string signature = source.substr(global, body - global);
+// The first pointer parameter of a kernel that is not const: where it writes.
+std::string outputPointer(const std::string& source, const KernelSpan& kernel) {
+    const std::string signature = source.substr(kernel.global, kernel.body - kernel.global);
     static const std::regex pointer(
         R"(([,(]\s*)([A-Za-z_][A-Za-z0-9_]*)\s*\*\s*(?:__restrict__\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*[,)])");
     for (std::sregex_iterator it(signature.begin(), signature.end(), pointer), end; it != end;
@@ -64,11 +71,21 @@ std::string firstOutputPointer(const std::string& source) {
     return {};
 }
 
-std::string insertInKernel(const std::string& source, const std::string& statement) {
-    const std::size_t body = firstKernelBody(source);
-    if (body == std::string::npos)
+// The statement made for each kernel put at the top of its body, in every kernel: which of them
+// a task's shapes launch is not known here. Empty when a kernel takes none.
+std::string insertInKernels(const std::string& source,
+                            const std::function<std::string(const KernelSpan&)>& statement) {
+    const auto spans = kernelSpans(source);
+    if (spans.empty())
         return {};
-    return source.substr(0, body) + "\n    " + statement + "\n" + source.substr(body);
+    std::string out = source;
+    for (auto it = spans.rbegin(); it != spans.rend(); ++it) {
+        const std::string text = statement(*it);
+        if (text.empty())
+            return {};
+        out.insert(it->body, "\n    " + text + "\n");
+    }
+    return out;
 }
 
 // Tasks whose inputs agree in count, dtypes and ranks take each other's solutions.
@@ -78,6 +95,66 @@ std::string signatureOf(const Task& task) {
         s += toString(in.dtype) + "/" + std::to_string(in.shape.size()) + ";";
     s += "|" + std::to_string(task.parameters.size());
     return s;
+}
+
+// The answer with `line` put at the top of its CUDA code (after the extension header), or empty
+// when it has no CUDA source to put it in.
+std::string insertInCudaSource(const std::string& answer, const std::string& line) {
+    std::size_t at = answer.find("#include <torch/extension.h>");
+    if (at == std::string::npos) {
+        at = answer.find("r\"\"\"");
+        if (at == std::string::npos)
+            return {};
+        at += 3;
+    } else {
+        at = answer.find('\n', at);
+        if (at == std::string::npos)
+            return {};
+    }
+    return answer.substr(0, at) + "\n" + line + answer.substr(at);
+}
+
+// The answer's ModelNew replaced by a subclass whose forward is `body`.
+std::string overrideForward(const std::string& answer, const std::string& body) {
+    return answer + "\n\n_HonestModelNew = ModelNew\n\n\nclass ModelNew(_HonestModelNew):\n" +
+           "    def forward(self, *args):\n        " + body + "\n";
+}
+
+struct KernelBenchSolution {
+    std::string name;
+    int level = 1;
+    std::string answer;
+    std::string problem;
+};
+
+std::vector<KernelBenchSolution> readKernelBenchSolutions(const std::string& solutions,
+                                                          const std::string& problems) {
+    std::vector<KernelBenchSolution> found;
+    for (int level = 1; level <= 4; ++level) {
+        const std::filesystem::path folder =
+            std::filesystem::path(solutions) / ("level" + std::to_string(level));
+        std::error_code ec;
+        if (!std::filesystem::is_directory(folder, ec))
+            continue;
+        std::vector<std::filesystem::path> files;
+        for (const auto& entry : std::filesystem::directory_iterator(folder))
+            if (entry.path().extension() == ".py")
+                files.push_back(entry.path());
+        std::sort(files.begin(), files.end());
+        for (const auto& file : files) {
+            const std::filesystem::path problem = std::filesystem::path(problems) /
+                                                  ("level" + std::to_string(level)) /
+                                                  file.filename();
+            if (!std::filesystem::is_regular_file(problem, ec))
+                throw Error("no problem " + problem.string() + " for the solution " +
+                            file.string());
+            found.push_back({file.stem().string(), level, readTextFile(file.string()),
+                             readTextFile(problem.string())});
+        }
+    }
+    if (found.empty())
+        throw Error("no KernelBench solutions (levelN/NAME.py) in " + solutions);
+    return found;
 }
 
 } // namespace
@@ -135,7 +212,8 @@ std::vector<RewardBenchCandidate> makeRewardBenchCandidates(const TaskSuite& sui
                     continue;
                 source = other.source;
             } else if (kind == "compile_error") {
-                source = insertInKernel(source, "int broken = ;");
+                source =
+                    insertInKernels(source, [](const KernelSpan&) { return "int broken = ;"; });
             } else if (kind == "fallback") {
                 static const std::regex lastReturn(
                     R"((\n[ \t]+)return ([A-Za-z_][A-Za-z0-9_]*)[ \t]*\n?$)");
@@ -146,16 +224,20 @@ std::vector<RewardBenchCandidate> makeRewardBenchCandidates(const TaskSuite& sui
                 source = trimmed.substr(0, static_cast<std::size_t>(m.position(0))) + m[1].str() +
                          "return " + m[2].str() + ".clone()\n";
             } else if (kind == "out_of_bounds") {
-                const std::string written = firstOutputPointer(source);
-                if (written.empty())
-                    continue;
-                source =
-                    insertInKernel(source, guard + "{ " + written + "[-1] = " + written + "[0]; }");
+                source = insertInKernels(source, [&](const KernelSpan& kernel) {
+                    const std::string written = outputPointer(s.source, kernel);
+                    return written.empty()
+                               ? std::string()
+                               : guard + "{ " + written + "[-1] = " + written + "[0]; }";
+                });
             } else if (kind == "fault") {
-                source = insertInKernel(source, guard + "{ *(volatile int*)8 = 1; }");
+                source = insertInKernels(source, [&](const KernelSpan&) {
+                    return guard + "{ *(volatile int*)8 = 1; }";
+                });
             } else if (kind == "hang") {
-                source =
-                    insertInKernel(source, guard + "{ volatile int spin = 1; while (spin) {} }");
+                source = insertInKernels(source, [&](const KernelSpan&) {
+                    return guard + "{ volatile int spin = 1; while (spin) {} }";
+                });
             }
             if (source.empty())
                 continue;
@@ -196,23 +278,23 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
     for (const auto& c : candidates)
         items.push_back(c.item);
 
-    RewardService service(options.service);
+    auto service = std::make_unique<RewardService>(options.service);
     // Starting the workers (LibTorch and CUDA) is not the batch's time, as in an RL loop that
     // keeps them warm from step to step.
     say("starting " + std::to_string(options.service.evaluator.devices.size()) + " worker(s)");
     const auto warmStarted = std::chrono::steady_clock::now();
-    const std::string problem = service.warmUp();
+    const std::string problem = service->warmUp();
     if (!problem.empty())
         throw Error("the evaluation workers did not start: " + problem);
     const double warmSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - warmStarted).count();
-    const int startsBefore = service.workerStarts();
+    const int startsBefore = service->workerStarts();
 
     say("judging " + std::to_string(items.size()) + " candidates");
     const auto started = std::chrono::steady_clock::now();
     std::size_t reported = 0;
     const auto judged =
-        service.judge(items, [&](std::size_t done, std::size_t total, std::size_t, const Judged&) {
+        service->judge(items, [&](std::size_t done, std::size_t total, std::size_t, const Judged&) {
             if (done * 10 / total != reported * 10 / total || done == total)
                 say(std::to_string(done) + "/" + std::to_string(total) + " judged");
             reported = done;
@@ -254,11 +336,13 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
          compileSeconds / std::max(wall * options.service.evaluator.devices.size() *
                                        std::max(1, options.service.batch.compileThreads),
                                    1e-9)},
-        {"worker_restarts", service.workerStarts() - startsBefore},
+        {"worker_restarts", service->workerStarts() - startsBefore},
         {"candidates_restarting_a_worker", restarts},
         {"correct", correct},
         {"verdicts_by_kind", byKind}};
 
+    // Its workers' GPU memory goes back before the one-by-one pass needs it.
+    service.reset();
     if (options.checkAlone) {
         say("judging every candidate again, alone");
         EvaluatorOptions aloneOptions = options.service.evaluator;
@@ -284,6 +368,145 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
         result["agreement"] = {
             {"same_verdict", agree}, {"of", items.size()}, {"differing", differ}};
     }
+    return result;
+}
+
+std::vector<RewardBenchCandidate> makeKernelBenchRewardCandidates(const std::string& solutions,
+                                                                  const std::string& problems,
+                                                                  int count, std::uint64_t seed) {
+    const auto found = readKernelBenchSolutions(solutions, problems);
+    std::vector<std::string> kinds;
+    for (int i = 0; i < count; ++i) {
+        const int slot = i % 16;
+        kinds.push_back(slot < 10   ? "correct"
+                        : slot < 12 ? "wrong_values"
+                        : slot < 14 ? "compile_error"
+                                    : "runtime_error");
+    }
+    std::uint64_t drawn = 0;
+    const auto next = [&](std::size_t n) {
+        return static_cast<std::size_t>(splitmix64(seed * 0x100000001B3ULL + drawn++) %
+                                        static_cast<std::uint64_t>(n));
+    };
+    std::vector<RewardBenchCandidate> out;
+    for (std::size_t c = 0; c < kinds.size(); ++c) {
+        // Every solution in turn, so that each problem has its share of every kind.
+        const KernelBenchSolution& s = found[c % found.size()];
+        const std::string& kind = kinds[c];
+        std::string unique = "// reward benchmark answer " + std::to_string(c);
+        if (kind == "compile_error")
+            unique += "\nint broken = ;";
+        std::string answer = insertInCudaSource(s.answer, unique);
+        if (answer.empty())
+            throw Error("the KernelBench solution " + s.name + " has no CUDA source");
+        if (kind == "wrong_values")
+            answer = overrideForward(answer, "return super().forward(*args) * 1.01 + 0.01");
+        else if (kind == "runtime_error")
+            answer =
+                overrideForward(answer, "raise RuntimeError(\"this answer fails on purpose\")");
+        RewardBenchCandidate candidate;
+        candidate.kind = kind;
+        candidate.item.dialect = "kernelbench";
+        candidate.item.task.name = s.name;
+        candidate.item.task.level = s.level;
+        candidate.item.reference = s.problem;
+        candidate.item.source = std::move(answer);
+        candidate.item.name = kind + "_" + std::to_string(c) + ".py";
+        out.push_back(std::move(candidate));
+    }
+    for (std::size_t i = out.size(); i > 1; --i)
+        std::swap(out[i - 1], out[next(i)]);
+    return out;
+}
+
+nlohmann::json runKernelBenchRewardBenchmark(const KernelBenchRewardBenchOptions& options,
+                                             const RewardBenchProgress& progress) {
+    const auto say = [&](const std::string& line) {
+        if (progress)
+            progress(line);
+    };
+    const auto candidates = makeKernelBenchRewardCandidates(options.solutions, options.problems,
+                                                            options.candidates, options.seed);
+    kernelbench::PythonEvaluator python;
+    if (!python.canEvaluate())
+        throw Error("KernelBench answers cannot be evaluated here: " + python.unavailableReason());
+
+    // One answer after another, each built alone as DICE's reward does (a fresh load_inline per
+    // answer): answers of their own, so that nothing is found built.
+    const TemporaryFolder sequentialFolder("dice-kb-sequential-builds");
+    std::vector<double> sequentialSeconds;
+    const auto honest = readKernelBenchSolutions(options.solutions, options.problems);
+    for (int i = 0; i < options.sequentialBuilds; ++i) {
+        const std::string answer =
+            insertInCudaSource(honest[static_cast<std::size_t>(i) % honest.size()].answer,
+                               "// built alone " + std::to_string(i));
+        say("building one answer alone (" + std::to_string(i + 1) + " of " +
+            std::to_string(options.sequentialBuilds) + ")");
+        const auto built = python.prebuild({answer}, sequentialFolder.path(), 1,
+                                           options.service.kernelBenchTimeoutMs);
+        if (!built.front().ok)
+            throw Error("an honest answer did not build: " + built.front().message);
+        sequentialSeconds.push_back(built.front().milliseconds / 1000.0);
+    }
+
+    RewardServiceOptions serviceOptions = options.service;
+    const TemporaryFolder builds("dice-kb-reward-builds");
+    serviceOptions.kernelBenchBuildDirectory = builds.path();
+    serviceOptions.kernelBenchBuildThreads = options.buildThreads;
+    RewardService service(serviceOptions);
+    std::vector<RewardItem> items;
+    for (const auto& c : candidates)
+        items.push_back(c.item);
+    say("judging " + std::to_string(items.size()) + " KernelBench answers, " +
+        std::to_string(options.buildThreads) + " builds at once");
+    const auto started = std::chrono::steady_clock::now();
+    double firstVerdictSeconds = -1;
+    const auto judged = service.judge(items, [&](std::size_t done, std::size_t total, std::size_t,
+                                                 const Judged&) {
+        if (firstVerdictSeconds < 0)
+            firstVerdictSeconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (done % 8 == 0 || done == total)
+            say(std::to_string(done) + "/" + std::to_string(total) + " judged");
+    });
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+    double evaluationSeconds = 0;
+    int correct = 0;
+    std::map<std::string, std::map<std::string, int>> byKind;
+    nlohmann::json wrong = nlohmann::json::array();
+    for (std::size_t i = 0; i < judged.size(); ++i) {
+        const EvaluationResult& r = judged[i].evaluation;
+        evaluationSeconds += r.wallMs / 1000.0;
+        ++byKind[candidates[i].kind][toString(r.verdict)];
+        correct += judged[i].reward.correct ? 1 : 0;
+        if ((candidates[i].kind == "correct") != judged[i].reward.correct)
+            wrong.push_back({{"answer", items[i].name},
+                             {"problem", items[i].task.name},
+                             {"verdict", toString(r.verdict)},
+                             {"message", r.message.substr(0, 300)}});
+    }
+    const double buildSeconds = std::max(0.0, wall - evaluationSeconds);
+    const double perBuild = sequentialSeconds.empty() ? 0 : mean(sequentialSeconds);
+    const double oneAtATime = perBuild * static_cast<double>(judged.size()) + evaluationSeconds;
+    nlohmann::json result = {
+        {"answers", judged.size()},
+        {"build_threads", options.buildThreads},
+        {"reward", toJson(options.service.reward)},
+        {"wall_seconds", wall},
+        {"build_phase_seconds", buildSeconds},
+        {"first_verdict_seconds", firstVerdictSeconds},
+        {"evaluation_seconds", evaluationSeconds},
+        {"evaluation_seconds_per_answer",
+         evaluationSeconds / std::max<std::size_t>(1, judged.size())},
+        {"answers_per_minute", 60.0 * static_cast<double>(judged.size()) / std::max(wall, 1e-9)},
+        {"one_build_alone_seconds", sequentialSeconds},
+        {"one_at_a_time_estimate_seconds", oneAtATime},
+        {"speedup_over_one_at_a_time", oneAtATime / std::max(wall, 1e-9)},
+        {"correct", correct},
+        {"verdicts_by_kind", byKind},
+        {"verdicts_against_kind", wrong}};
     return result;
 }
 

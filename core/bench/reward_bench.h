@@ -46,4 +46,30 @@ using RewardBenchProgress = std::function<void(const std::string& line)>;
 nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
                                   const RewardBenchProgress& progress = {});
 
+// `count` KernelBench answers made from the solutions in `solutions`/levelN/NAME.py (each with its
+// problem in `problems`/levelN/NAME.py), each source made unique by a comment in its CUDA code so
+// that no build is shared: ten in sixteen honest, the rest a ModelNew whose output is scaled
+// (wrong values), a syntax error in the CUDA code, or a forward that raises. Shuffled with `seed`.
+std::vector<RewardBenchCandidate> makeKernelBenchRewardCandidates(const std::string& solutions,
+                                                                  const std::string& problems,
+                                                                  int count, std::uint64_t seed);
+
+struct KernelBenchRewardBenchOptions {
+    std::string solutions;
+    std::string problems;
+    int candidates = 64;
+    std::uint64_t seed = 1;
+    // Builds of answers at once, and how many other answers are built one at a time, alone on the
+    // machine, for the comparison with DICE's one load_inline after another.
+    int buildThreads = 16;
+    int sequentialBuilds = 1;
+    RewardServiceOptions service;
+};
+
+// Judges the answers in one call of the reward service (their builds in parallel, then each
+// evaluation in the sandboxed worker) and reports the wall time split into builds and
+// evaluations, verdicts by kind, and the time the same answers would take built one at a time.
+nlohmann::json runKernelBenchRewardBenchmark(const KernelBenchRewardBenchOptions& options,
+                                             const RewardBenchProgress& progress = {});
+
 } // namespace dice

@@ -57,9 +57,6 @@ extern "C" __global__ void dice_timing_spin(unsigned long long nanoseconds)
 }
 )";
 
-// The share of the GPU's memory LibTorch may hold for one worker.
-constexpr double kGpuMemoryFraction = 0.8;
-
 Diagnostic diagnosticFromFileError(const FileError& e, const std::string& origin) {
     Diagnostic d;
     d.file = origin;
@@ -118,7 +115,7 @@ NativeEvaluator::Impl::Gpu& NativeEvaluator::Impl::ensureGpu() {
         cu::check(setAside, "cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0)");
     // Every tensor of an evaluation comes from LibTorch's caching allocator: host code that
     // allocates past this share of the GPU gets an out-of-memory error (a runtime_error).
-    torchcuda::capDeviceMemory(deviceIndex, kGpuMemoryFraction);
+    torchcuda::capDeviceMemory(deviceIndex, gpuMemoryShare);
     g->stream = std::make_unique<CudaStream>();
     g->info = queryDevices().at(static_cast<std::size_t>(deviceIndex));
     // KernelBench writes 256 MB; at least twice the L2 so that nothing survives.
@@ -356,9 +353,10 @@ void NativeEvaluator::Impl::runOnGpu(const Task& task, const EvalOptions& option
     r.gpuMs = msSince(started);
 }
 
-NativeEvaluator::NativeEvaluator(int deviceIndex)
+NativeEvaluator::NativeEvaluator(int deviceIndex, double gpuMemoryShare)
     : m_impl(std::make_unique<Impl>()) {
     m_impl->deviceIndex = deviceIndex;
+    m_impl->gpuMemoryShare = gpuMemoryShare;
 }
 
 NativeEvaluator::~NativeEvaluator() = default;

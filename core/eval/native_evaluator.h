@@ -21,7 +21,10 @@ public:
     using ProgressFn =
         std::function<void(const std::string& stage, double fraction, const std::string& message)>;
 
-    explicit NativeEvaluator(int deviceIndex = 0);
+    // The share of the GPU's memory this evaluator's tensors may hold: the default leaves room for
+    // the context and the flush buffer; workers sharing a GPU split it (Evaluator does).
+    static constexpr double kDefaultGpuMemoryShare = 0.8;
+    explicit NativeEvaluator(int deviceIndex = 0, double gpuMemoryShare = kDefaultGpuMemoryShare);
     ~NativeEvaluator();
     NativeEvaluator(const NativeEvaluator&) = delete;
     NativeEvaluator& operator=(const NativeEvaluator&) = delete;

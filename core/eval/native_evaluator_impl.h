@@ -50,6 +50,7 @@ namespace dice {
 
 struct NativeEvaluator::Impl {
     int deviceIndex = 0;
+    double gpuMemoryShare = NativeEvaluator::kDefaultGpuMemoryShare;
     NvrtcCompiler compiler{64};
     bool lost = false;
 

@@ -38,7 +38,8 @@ std::vector<CheckResult> runSelfTest(const SelfTestOptions& options,
                                      const std::function<void(const CheckResult&)>& onResult) {
     std::vector<CheckResult> results;
     for (const auto& check : selfTestChecks()) {
-        if (!options.filter.empty() && check.name.find(options.filter) == std::string::npos)
+        if ((!options.filter.empty() && check.name.find(options.filter) == std::string::npos) ||
+            (!options.skip.empty() && check.name.find(options.skip) != std::string::npos))
             continue;
         CheckResult result;
         result.name = check.name;

@@ -38,6 +38,7 @@ struct SelfTestCheck {
 struct SelfTestOptions {
     bool includeGpu = true;
     std::string filter; // run only checks whose name contains this
+    std::string skip;   // and none whose name contains this
 };
 
 // The checks of `dice selftest`, in order: LibTorch on the CPU, NVRTC, then the GPU checks (driver,

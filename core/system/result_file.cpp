@@ -3,8 +3,10 @@
 
 #include "core/system/system_info.h"
 
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <initializer_list>
 
 namespace dice {
 
@@ -44,10 +46,19 @@ std::string commandLine(const std::vector<std::string>& argv) {
 }
 
 nlohmann::json resultFileHeader(const std::string& kind, const std::vector<std::string>& argv) {
-    return nlohmann::json{{"kind", kind},
+    nlohmann::json header{{"kind", kind},
                           {"command", commandLine(argv)},
                           {"date", utcTimestamp()},
                           {"system", toJson(collectSystemInfo())}};
+    // The variables that change what the command measures, where set: a rerun needs them too.
+    nlohmann::json environment = nlohmann::json::object();
+    for (const char* name : {"DICE_EVALD_NO_SANDBOX", "DICE_EVALD_MEMORY_LIMIT",
+                             "DICE_SANDBOX_PARTIAL", "CUDA_VISIBLE_DEVICES"})
+        if (const char* value = std::getenv(name))
+            environment[name] = value;
+    if (!environment.empty())
+        header["environment"] = environment;
+    return header;
 }
 
 } // namespace dice

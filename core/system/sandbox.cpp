@@ -127,6 +127,7 @@ nlohmann::json toJson(const SandboxPolicy& p) {
             {"restrict_files", p.restrictFiles},
             {"filter_system_calls", p.filterSystemCalls},
             {"allow_unix_sockets", p.allowUnixSockets},
+            {"own_process_writable", p.ownProcessWritable},
             {"require_all", p.requireAll},
             {"limits",
              {{"data_bytes", p.limits.dataBytes},
@@ -142,9 +143,9 @@ SandboxPolicy sandboxPolicyFromJson(const nlohmann::json& json) {
     if (!json.is_object())
         throw Error("sandbox policy: not a JSON object");
     static const char* const known[] = {
-        "readable",           "executable",      "writable",       "devices",
-        "private_folders",    "isolate_network", "restrict_files", "filter_system_calls",
-        "allow_unix_sockets", "require_all",     "limits"};
+        "readable",           "executable",           "writable",       "devices",
+        "private_folders",    "isolate_network",      "restrict_files", "filter_system_calls",
+        "allow_unix_sockets", "own_process_writable", "require_all",    "limits"};
     for (const auto& item : json.items())
         if (std::none_of(std::begin(known), std::end(known),
                          [&](const char* k) { return item.key() == k; }))
@@ -162,6 +163,7 @@ SandboxPolicy sandboxPolicyFromJson(const nlohmann::json& json) {
     p.restrictFiles = flag(json, "restrict_files", true);
     p.filterSystemCalls = flag(json, "filter_system_calls", true);
     p.allowUnixSockets = flag(json, "allow_unix_sockets", false);
+    p.ownProcessWritable = flag(json, "own_process_writable", false);
     p.requireAll = flag(json, "require_all", true);
     if (json.contains("limits")) {
         const auto& l = json.at("limits");
@@ -351,6 +353,23 @@ void SandboxPlan::applyLandlock(SandboxOutcome& outcome) const noexcept {
         }
         ++outcome.rulesAdded;
     }
+    if (m_policy.ownProcessWritable) {
+        // /proc/self leads to this process's folder. Landlock holds the rule by inode, and procfs
+        // makes a new inode when it looks a folder up again after dropping it: the descriptor
+        // stays open, across exec too, so that the folder is never dropped.
+        const int self = ::open("/proc/self", O_PATH | O_DIRECTORY);
+        PathBeneathAttr beneath;
+        beneath.allowedAccess =
+            (kReadFile | kReadDir | kWriteFile | kTruncate) & attr.handledAccessFs;
+        beneath.parentFd = self;
+        if (self < 0 || ::syscall(kSysAddRule, rulesetFd, kRulePathBeneath, &beneath, 0) != 0) {
+            outcome.landlock = errno;
+            outcome.landlockStep = 2;
+            ::close(rulesetFd);
+            return;
+        }
+        ++outcome.rulesAdded;
+    }
     outcome.landlock = ::syscall(kSysRestrictSelf, rulesetFd, 0) == 0 ? 0 : errno;
     if (outcome.landlock != 0)
         outcome.landlockStep = 3;
@@ -437,11 +456,13 @@ nlohmann::json SandboxPlan::describe(const SandboxOutcome& o) const {
         d["landlock"] =
             "not applied: " + std::string(steps[o.landlockStep]) + ": " + errnoText(o.landlock);
     } else {
-        std::string text = "applied: ABI " + std::to_string(o.landlockAbi) + "; reads beneath " +
-                           std::to_string(m_policy.readable.size() + m_policy.executable.size()) +
-                           " paths, writes beneath " + std::to_string(m_policy.writable.size()) +
-                           ", programs from " + std::to_string(m_policy.executable.size()) + ", " +
-                           std::to_string(m_policy.devices.size()) + " devices; ";
+        std::string text =
+            "applied: ABI " + std::to_string(o.landlockAbi) + "; reads beneath " +
+            std::to_string(m_policy.readable.size() + m_policy.executable.size()) +
+            " paths, writes beneath " + std::to_string(m_policy.writable.size()) +
+            ", programs from " + std::to_string(m_policy.executable.size()) + ", " +
+            std::to_string(m_policy.devices.size()) + " devices" +
+            (m_policy.ownProcessWritable ? ", its own /proc entries writable; " : "; ");
         text += o.landlockAbi >= 4 ? "no TCP" : "TCP not covered (ABI 4 and later)";
         text += o.landlockAbi >= 6 ? "; no signals or abstract sockets outside"
                                    : "; signals not covered (ABI 6 and later)";

@@ -19,9 +19,9 @@
 //   - a user and a network namespace of its own (no network but a loopback of its own), and a
 //     mount namespace when private folders are asked for (an empty tmpfs over /dev/shm, say);
 //   - no_new_privs;
-//   - Landlock: reads only beneath the readable folders, writes only beneath the writable ones,
-//     programs run only from the executable ones, devices only as listed, no TCP, no signal or
-//     abstract socket outside the sandbox;
+//   - Landlock: reads only beneath the readable folders, writes only beneath the writable ones
+//     (and the process's own /proc entries where asked), programs run only from the executable
+//     ones, devices only as listed, no TCP, no signal or abstract socket outside the sandbox;
 //   - seccomp: a system-call filter (seccomp_filter.h).
 namespace dice {
 
@@ -48,6 +48,10 @@ struct SandboxPolicy {
     bool restrictFiles = true;     // Landlock
     bool filterSystemCalls = true; // seccomp
     bool allowUnixSockets = false; // socket(AF_UNIX); socketpair works regardless
+    // Its own /proc/PID writable: the CUDA driver names its threads through
+    // /proc/self/task/TID/comm while it initialises and fails (CUDA_ERROR_OPERATING_SYSTEM) when
+    // it cannot. Only the process's own entries, never the rest of /proc.
+    bool ownProcessWritable = false;
     // Refuse to run the program when a layer asked for could not be applied (an old kernel, a
     // container that forbids user namespaces): untrusted code never runs half confined unless
     // the user said so.

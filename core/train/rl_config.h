@@ -21,6 +21,8 @@ struct RlData {
     std::string tasks = "builtin";
     // Corpus splits to keep when the folder is a corpus with a manifest (empty: every task).
     std::vector<std::string> splits;
+    // Only these tasks, by name (empty: every task).
+    std::vector<std::string> names;
     // At most this many tasks, the easiest first (0: all).
     int limit = 0;
 };

@@ -59,6 +59,9 @@ RlTaskPool RlTaskPool::load(const RlData& data) {
     const auto splits = builtin ? std::map<std::string, std::string>() : corpusSplits(folder);
     RlTaskPool pool;
     for (const Task& task : suite.tasks) {
+        if (!data.names.empty() &&
+            std::find(data.names.begin(), data.names.end(), task.name) == data.names.end())
+            continue;
         if (!data.splits.empty()) {
             const auto split = splits.find(task.name);
             if (split == splits.end() || std::find(data.splits.begin(), data.splits.end(),

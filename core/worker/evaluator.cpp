@@ -4,6 +4,7 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/common/utf8.h"
+#include "core/eval/native_evaluator.h"
 #include "core/worker/evaluation_request.h"
 #include "core/worker/worker_process.h"
 
@@ -11,9 +12,12 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <iomanip>
 #include <limits>
+#include <locale>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 namespace dice {
@@ -92,6 +96,16 @@ struct Evaluator::Impl {
 
     std::vector<std::string> arguments(const Worker& w) const {
         std::vector<std::string> args = {"--device", std::to_string(w.device)};
+        // Workers on one GPU split its memory: each caching allocator keeps what it has used, so
+        // without a share of its own the first ones leave the others out of memory.
+        const auto sharing = std::count(options.devices.begin(), options.devices.end(), w.device);
+        if (sharing > 1) {
+            std::ostringstream share;
+            share.imbue(std::locale::classic());
+            share << std::setprecision(17)
+                  << NativeEvaluator::kDefaultGpuMemoryShare / static_cast<double>(sharing);
+            args.insert(args.end(), {"--gpu-memory-share", share.str()});
+        }
         if (!options.sandbox)
             args.push_back("--no-sandbox");
         for (const std::string& folder : w.readable)

@@ -101,8 +101,9 @@ SandboxPolicy workerSandboxPolicy(const std::vector<std::string>& readableFolder
     p.isolateNetwork = true;
     p.restrictFiles = true;
     p.filterSystemCalls = true;
-    // The CUDA driver may talk to nvidia-persistenced over a Unix socket.
+    // The CUDA driver may talk to nvidia-persistenced over a Unix socket, and names its threads.
     p.allowUnixSockets = true;
+    p.ownProcessWritable = true;
     p.limits.fileSizeBytes = kFileSizeLimit;
     p.limits.processes = kProcessLimit;
     p.limits.noCoreDumps = true;

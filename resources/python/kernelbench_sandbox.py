@@ -120,6 +120,8 @@ def policy(writable, readable=(), gpu=True, limits=None):
         "restrict_files": True,
         "filter_system_calls": True,
         "allow_unix_sockets": False,
+        # The CUDA driver names its threads through /proc/self/task/TID/comm as it starts.
+        "own_process_writable": gpu,
         # A layer that cannot be applied stops the program (docs/sandbox.md), unless the user
         # accepts a partial sandbox on this machine.
         "require_all": os.environ.get("DICE_SANDBOX_PARTIAL", "") in ("", "0"),

@@ -2,6 +2,7 @@
 #include "core/common/file_util.h"
 #include "core/common/sanitizer.h"
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/eval/native_evaluator.h"
 #include "core/tasks/task.h"
 #include "core/worker/evaluator.h"
 
@@ -46,6 +47,20 @@ private Q_SLOTS:
         qputenv("CUDA_VISIBLE_DEVICES", "");
         if (!NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");
+    }
+
+    void workersOnOneGpuSplitItsMemory() {
+        // Each worker's caching allocator keeps what it used: four on one GPU at the default
+        // share each would ask for 3.2 times its memory (out-of-memory verdicts seen on an H200).
+        EvaluatorOptions options = workerOptions();
+        options.devices = {0, 0, 0, 1};
+        Evaluator evaluator(options);
+        QCOMPARE(evaluator.hello(0)["gpu_memory_share"].get<double>(),
+                 NativeEvaluator::kDefaultGpuMemoryShare / 3);
+        QCOMPARE(evaluator.hello(2)["gpu_memory_share"].get<double>(),
+                 NativeEvaluator::kDefaultGpuMemoryShare / 3);
+        QCOMPARE(evaluator.hello(3)["gpu_memory_share"].get<double>(),
+                 NativeEvaluator::kDefaultGpuMemoryShare);
     }
 
     void helloReportsTheSandbox() {

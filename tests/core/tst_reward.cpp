@@ -170,7 +170,7 @@ private slots:
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("message");
         QTest::newRow("mode") << R"({"mode": "fast"})"
-                              << "neither \"correctness\" nor \"timed\"";
+                              << "is not \"correctness\", \"timed\" or \"compile\"";
         QTest::newRow("tolerance") << R"({"tolerance": -1})"
                                    << "\"tolerance\" must be a number";
         QTest::newRow("trials") << R"({"correctness_trials": 0})"
@@ -331,6 +331,49 @@ private slots:
             }
         QVERIFY2(hung < jobs.size(), "no candidate was in flight when the worker hung");
         compareWithAlone(jobs, results, hung);
+    }
+
+    void kernelBenchBenchmarkAnswersAreWhatTheySay() {
+        // The problems only travel with the answers here: any text stands in for them.
+        const QTemporaryDir problems;
+        const std::string solutions = DICE_SOURCE_DIR "/bench/kernelbench_solutions";
+        int solutionCount = 0;
+        for (const char* level : {"level1", "level2"}) {
+            QDir(problems.path()).mkpath(level);
+            for (const auto& entry : std::filesystem::directory_iterator(solutions + "/" + level))
+                if (entry.path().extension() == ".py") {
+                    writeFileAtomically(problems.path().toStdString() + "/" + level + "/" +
+                                            entry.path().filename().string(),
+                                        "# problem " + entry.path().stem().string() + "\n");
+                    ++solutionCount;
+                }
+        }
+        const auto answers =
+            makeKernelBenchRewardCandidates(solutions, problems.path().toStdString(), 32, 3);
+        QCOMPARE(answers.size(), std::size_t(32));
+        std::map<std::string, int> kinds;
+        std::set<std::string> sources;
+        std::set<std::string> problemNames;
+        for (const auto& a : answers) {
+            ++kinds[a.kind];
+            sources.insert(a.item.source);
+            problemNames.insert(a.item.task.name);
+            QCOMPARE(a.item.dialect, std::string("kernelbench"));
+            QVERIFY(a.item.reference.rfind("# problem " + a.item.task.name, 0) == 0);
+            QVERIFY(a.item.source.find("load_inline") != std::string::npos);
+            QCOMPARE(a.item.source.find("int broken = ;") != std::string::npos,
+                     a.kind == "compile_error");
+            QCOMPARE(a.item.source.find("class ModelNew(_HonestModelNew)") != std::string::npos,
+                     a.kind == "wrong_values" || a.kind == "runtime_error");
+        }
+        QCOMPARE(sources.size(), answers.size());
+        QCOMPARE(static_cast<int>(problemNames.size()), solutionCount);
+        QCOMPARE(kinds["correct"], 20);
+        QCOMPARE(kinds["wrong_values"], 4);
+        QCOMPARE(kinds["compile_error"], 4);
+        QCOMPARE(kinds["runtime_error"], 4);
+        QVERIFY_EXCEPTION_THROWN(
+            makeKernelBenchRewardCandidates(problems.path().toStdString(), solutions, 8, 1), Error);
     }
 
     void benchmarkCandidatesAreWhatTheySay() {

@@ -237,8 +237,8 @@ private slots:
         QCOMPARE(paper.accumulation, 32);
         // A file changes a preset's fields, and reads back to itself.
         const RlConfig changed =
-            rlConfigFromJson({{"preset", "cpu-demo"}, {"output", "run"}, {"tasks_per_step", 2}});
-        QCOMPARE(changed.tasksPerStep, 2);
+            rlConfigFromJson({{"preset", "cpu-demo"}, {"output", "run"}, {"tasks_per_step", 5}});
+        QCOMPARE(changed.tasksPerStep, 5);
         QVERIFY(changed.reward.mode == JudgeMode::Compile);
         QCOMPARE(toJson(rlConfigFromJson(toJson(changed))).dump(), toJson(changed).dump());
         const auto fails = [](const nlohmann::json& j, const std::string& message) {

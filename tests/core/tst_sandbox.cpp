@@ -64,6 +64,7 @@ private slots:
         p.devices = {"/dev/null"};
         p.privateFolders = {"/dev/shm"};
         p.allowUnixSockets = true;
+        p.ownProcessWritable = true;
         p.requireAll = false;
         p.limits.dataBytes = 1ull << 33;
         p.limits.cpuSeconds = 60;
@@ -168,6 +169,44 @@ private slots:
         QVERIFY2(run.exit.exited() && run.exit.exitCode == 0, (run.out + run.err).c_str());
         QVERIFY2(run.out.find("socket refused") != std::string::npos, run.out.c_str());
         QVERIFY2(run.out.find("ptrace refused") != std::string::npos, run.out.c_str());
+    }
+
+    void ownProcessEntriesBecomeWritableOnRequest() {
+        if (!haveLandlock())
+            QSKIP("this kernel offers no Landlock: dice-sandbox refuses to run anything here");
+        if (!std::filesystem::exists("/usr/bin/python3"))
+            QSKIP("no /usr/bin/python3");
+        const dice::TemporaryFolder work("dice-sandbox-test");
+        // What the CUDA driver does as it starts (cuInit fails with CUDA_ERROR_OPERATING_SYSTEM
+        // where it cannot, seen on an H200): names a thread of its own through procfs. The
+        // parent's entries stay closed either way.
+        const std::string code = "import os, threading\n"
+                                 "done = threading.Event()\n"
+                                 "t = threading.Thread(target=done.wait)\n"
+                                 "t.start()\n"
+                                 "def attempt(label, path):\n"
+                                 "    try:\n"
+                                 "        fd = os.open(path, os.O_WRONLY)\n"
+                                 "        os.write(fd, b'dice-test')\n"
+                                 "        os.close(fd)\n"
+                                 "        print(label, 'written')\n"
+                                 "    except OSError as e:\n"
+                                 "        print(label, 'refused', e.errno)\n"
+                                 "attempt('thread', '/proc/self/task/%d/comm' % t.native_id)\n"
+                                 "attempt('parent', '/proc/%d/comm' % os.getppid())\n"
+                                 "done.set()\n"
+                                 "t.join()\n";
+        json policy = systemPolicy(work.path());
+        const auto closed = runSandboxed(policy, {"/usr/bin/python3", "-c", code});
+        QVERIFY2(closed.exit.exited() && closed.exit.exitCode == 0, closed.err.c_str());
+        QVERIFY2(closed.out.find("thread refused 13") != std::string::npos, closed.out.c_str());
+        QVERIFY2(closed.out.find("parent refused 13") != std::string::npos, closed.out.c_str());
+
+        policy["own_process_writable"] = true;
+        const auto open = runSandboxed(policy, {"/usr/bin/python3", "-c", code});
+        QVERIFY2(open.exit.exited() && open.exit.exitCode == 0, open.err.c_str());
+        QVERIFY2(open.out.find("thread written") != std::string::npos, open.out.c_str());
+        QVERIFY2(open.out.find("parent refused 13") != std::string::npos, open.out.c_str());
     }
 
     void launcherRefusesAPartialSandbox() {
