@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <sstream>
 
 namespace dice::cli {
 
@@ -82,6 +83,20 @@ double Arguments::number(const std::string& name, double fallback) const {
     if (end == found->second.c_str() || *end != '\0')
         throw Error("--" + name + " needs a number, not \"" + found->second + "\"");
     return v;
+}
+
+std::vector<int> gpuIndexList(const std::string& list) {
+    std::vector<int> devices;
+    std::stringstream stream(list);
+    std::string item;
+    while (std::getline(stream, item, ',')) {
+        char* end = nullptr;
+        const long v = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || v < 0 || v > 1024)
+            throw Error("--devices takes GPU indices such as 0,0,1, not '" + list + "'");
+        devices.push_back(static_cast<int>(v));
+    }
+    return devices;
 }
 
 } // namespace dice::cli

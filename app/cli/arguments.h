@@ -33,4 +33,8 @@ private:
     std::string m_error;
 };
 
+// GPU indices written as a comma-separated list ("0,0,1": two workers on GPU 0 and one on GPU
+// 1). Throws Error quoting the list when an item is not an index.
+std::vector<int> gpuIndexList(const std::string& list);
+
 } // namespace dice::cli

@@ -41,6 +41,15 @@ const char* const kUsage =
     "  --sequential-builds N answers built one at a time for the comparison (default 1)\n"
     "  (--candidates defaults to 64 here)\n";
 
+void printVerdictsByKind(const nlohmann::json& byKind) {
+    for (const auto& [kind, verdicts] : byKind.items()) {
+        std::cout << "  " << kind << ":";
+        for (const auto& [verdict, count] : verdicts.items())
+            std::cout << " " << verdict << " " << count.get<int>();
+        std::cout << "\n";
+    }
+}
+
 int benchRewardKernelBench(const Invocation& in, const Arguments& args) {
     if (!args.has("problems"))
         throw Error("--kernelbench needs --problems DIR (the problem files of the solutions)");
@@ -70,12 +79,7 @@ int benchRewardKernelBench(const Invocation& in, const Arguments& args) {
               << " s); one at a time about "
               << formatFixed(r["one_at_a_time_estimate_seconds"].get<double>(), 0) << " s ("
               << formatFixed(r["speedup_over_one_at_a_time"].get<double>(), 1) << "x)\n";
-    for (const auto& [kind, verdicts] : r["verdicts_by_kind"].items()) {
-        std::cout << "  " << kind << ":";
-        for (const auto& [verdict, count] : verdicts.items())
-            std::cout << " " << verdict << " " << count.get<int>();
-        std::cout << "\n";
-    }
+    printVerdictsByKind(r["verdicts_by_kind"]);
     return r["verdicts_against_kind"].empty() ? 0 : 1;
 }
 
@@ -126,12 +130,7 @@ int benchReward(const Invocation& in) {
               << " per second; GPU busy " << formatFixed(100 * r["gpu_busy_share"].get<double>(), 0)
               << "%, compile " << formatFixed(r["compile_seconds"].get<double>(), 1)
               << " s of thread time; " << r["worker_restarts"].get<int>() << " worker restarts\n";
-    for (const auto& [kind, verdicts] : r["verdicts_by_kind"].items()) {
-        std::cout << "  " << kind << ":";
-        for (const auto& [verdict, count] : verdicts.items())
-            std::cout << " " << verdict << " " << count.get<int>();
-        std::cout << "\n";
-    }
+    printVerdictsByKind(r["verdicts_by_kind"]);
     if (r.contains("agreement"))
         std::cout << "alone: " << r["agreement"]["same_verdict"].get<int>() << " of "
                   << r["agreement"]["of"].get<int>() << " verdicts the same\n";

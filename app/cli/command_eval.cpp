@@ -167,16 +167,7 @@ int commandEval(const Invocation& in) {
             for (const auto& d : queryDevices())
                 evaluatorOptions.devices.push_back(d.index);
         } else {
-            std::stringstream stream(list);
-            std::string item;
-            while (std::getline(stream, item, ',')) {
-                char* end = nullptr;
-                const long v = std::strtol(item.c_str(), &end, 10);
-                if (item.empty() || *end != '\0' || v < 0 || v > 1024)
-                    throw Error("--devices takes 'all' or GPU indices such as 0,1, not '" + list +
-                                "'");
-                evaluatorOptions.devices.push_back(static_cast<int>(v));
-            }
+            evaluatorOptions.devices = gpuIndexList(list);
         }
         if (evaluatorOptions.devices.empty())
             evaluatorOptions.devices.push_back(0);

@@ -13,7 +13,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 namespace dice::cli {
 
@@ -45,20 +44,6 @@ const char* const kUsage =
     "Exit status: 0 when every candidate was judged (whatever its verdict), 2 for a usage error\n"
     "or a batch file that cannot be read.\n";
 
-std::vector<int> deviceList(const std::string& list) {
-    std::vector<int> devices;
-    std::stringstream stream(list);
-    std::string item;
-    while (std::getline(stream, item, ',')) {
-        char* end = nullptr;
-        const long v = std::strtol(item.c_str(), &end, 10);
-        if (item.empty() || *end != '\0' || v < 0 || v > 1024)
-            throw Error("--devices takes GPU indices such as 0,0,1, not '" + list + "'");
-        devices.push_back(static_cast<int>(v));
-    }
-    return devices;
-}
-
 } // namespace
 
 int evalBatch(const Invocation& in) {
@@ -85,7 +70,7 @@ int evalBatch(const Invocation& in) {
                              {"coverage_weight", args.number("coverage-weight", 0)}};
     options.reward = rewardOptionsFromJson(reward);
     if (args.has("devices"))
-        options.evaluator.devices = deviceList(args.value("devices"));
+        options.evaluator.devices = gpuIndexList(args.value("devices"));
     options.evaluator.idleTimeoutMs = args.integer("idle-timeout", 10) * 1000;
     options.evaluator.compileTimeoutMs = 60000;
     options.batch.compileThreads = args.integer("compile-threads", 4);

@@ -120,6 +120,31 @@ std::string overrideForward(const std::string& answer, const std::string& body) 
            "    def forward(self, *args):\n        " + body + "\n";
 }
 
+// Numbers drawn from a seed: the same seed makes the same candidates in the same order.
+class Draw {
+public:
+    explicit Draw(std::uint64_t seed)
+        : m_seed(seed) {}
+    std::size_t below(std::size_t n) {
+        return static_cast<std::size_t>(splitmix64(m_seed * 0x100000001B3ULL + m_drawn++) %
+                                        static_cast<std::uint64_t>(n));
+    }
+    // Shuffled, so that faults and hangs fall anywhere in the batch.
+    void shuffle(std::vector<RewardBenchCandidate>& candidates) {
+        for (std::size_t i = candidates.size(); i > 1; --i)
+            std::swap(candidates[i - 1], candidates[below(i)]);
+    }
+
+private:
+    std::uint64_t m_seed;
+    std::uint64_t m_drawn = 0;
+};
+
+void say(const RewardBenchProgress& progress, const std::string& line) {
+    if (progress)
+        progress(line);
+}
+
 struct KernelBenchSolution {
     std::string name;
     int level = 1;
@@ -189,25 +214,21 @@ std::vector<RewardBenchCandidate> makeRewardBenchCandidates(const TaskSuite& sui
         kinds.push_back("correct");
     kinds.resize(static_cast<std::size_t>(count));
 
-    std::uint64_t drawn = 0;
-    const auto next = [&](std::size_t n) {
-        return static_cast<std::size_t>(splitmix64(seed * 0x100000001B3ULL + drawn++) %
-                                        static_cast<std::uint64_t>(n));
-    };
+    Draw draw(seed);
     std::vector<RewardBenchCandidate> out;
     for (std::size_t c = 0; c < kinds.size(); ++c) {
         const std::string& kind = kinds[c];
         // Some solutions do not take a mutation (no kernel to insert into, no plain return):
         // another is drawn.
         for (int attempt = 0; attempt < 100; ++attempt) {
-            const Solved& s = solved[next(solved.size())];
+            const Solved& s = solved[draw.below(solved.size())];
             std::string source = s.source;
             const std::string guard = "if (blockIdx.x == 0 && threadIdx.x == 0) ";
             if (kind == "wrong_values") {
                 const auto& peers = alike[signatureOf(*s.task)];
                 if (peers.size() < 2)
                     continue;
-                const Solved& other = solved[peers[next(peers.size())]];
+                const Solved& other = solved[peers[draw.below(peers.size())]];
                 if (other.task == s.task)
                     continue;
                 source = other.source;
@@ -258,18 +279,12 @@ std::vector<RewardBenchCandidate> makeRewardBenchCandidates(const TaskSuite& sui
         if (out.size() != c + 1)
             throw Error("no built-in solution takes the mutation " + kind);
     }
-    // Shuffled, so that faults and hangs fall anywhere in the batch.
-    for (std::size_t i = out.size(); i > 1; --i)
-        std::swap(out[i - 1], out[next(i)]);
+    draw.shuffle(out);
     return out;
 }
 
 nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
                                   const RewardBenchProgress& progress) {
-    const auto say = [&](const std::string& line) {
-        if (progress)
-            progress(line);
-    };
     const TaskSuite suite = loadTaskSuite(builtinTaskDirectory());
     const auto candidates = makeRewardBenchCandidates(
         suite, (std::filesystem::path(dataDirectory()) / "solutions").string(), options.candidates,
@@ -281,7 +296,8 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
     auto service = std::make_unique<RewardService>(options.service);
     // Starting the workers (LibTorch and CUDA) is not the batch's time, as in an RL loop that
     // keeps them warm from step to step.
-    say("starting " + std::to_string(options.service.evaluator.devices.size()) + " worker(s)");
+    say(progress,
+        "starting " + std::to_string(options.service.evaluator.devices.size()) + " worker(s)");
     const auto warmStarted = std::chrono::steady_clock::now();
     const std::string problem = service->warmUp();
     if (!problem.empty())
@@ -290,13 +306,13 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - warmStarted).count();
     const int startsBefore = service->workerStarts();
 
-    say("judging " + std::to_string(items.size()) + " candidates");
+    say(progress, "judging " + std::to_string(items.size()) + " candidates");
     const auto started = std::chrono::steady_clock::now();
     std::size_t reported = 0;
     const auto judged =
         service->judge(items, [&](std::size_t done, std::size_t total, std::size_t, const Judged&) {
             if (done * 10 / total != reported * 10 / total || done == total)
-                say(std::to_string(done) + "/" + std::to_string(total) + " judged");
+                say(progress, std::to_string(done) + "/" + std::to_string(total) + " judged");
             reported = done;
         });
     const double wall =
@@ -344,7 +360,7 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
     // Its workers' GPU memory goes back before the one-by-one pass needs it.
     service.reset();
     if (options.checkAlone) {
-        say("judging every candidate again, alone");
+        say(progress, "judging every candidate again, alone");
         EvaluatorOptions aloneOptions = options.service.evaluator;
         aloneOptions.devices = {aloneOptions.devices.empty() ? 0 : aloneOptions.devices.front()};
         Evaluator alone(aloneOptions);
@@ -383,11 +399,7 @@ std::vector<RewardBenchCandidate> makeKernelBenchRewardCandidates(const std::str
                         : slot < 14 ? "compile_error"
                                     : "runtime_error");
     }
-    std::uint64_t drawn = 0;
-    const auto next = [&](std::size_t n) {
-        return static_cast<std::size_t>(splitmix64(seed * 0x100000001B3ULL + drawn++) %
-                                        static_cast<std::uint64_t>(n));
-    };
+    Draw draw(seed);
     std::vector<RewardBenchCandidate> out;
     for (std::size_t c = 0; c < kinds.size(); ++c) {
         // Every solution in turn, so that each problem has its share of every kind.
@@ -414,17 +426,12 @@ std::vector<RewardBenchCandidate> makeKernelBenchRewardCandidates(const std::str
         candidate.item.name = kind + "_" + std::to_string(c) + ".py";
         out.push_back(std::move(candidate));
     }
-    for (std::size_t i = out.size(); i > 1; --i)
-        std::swap(out[i - 1], out[next(i)]);
+    draw.shuffle(out);
     return out;
 }
 
 nlohmann::json runKernelBenchRewardBenchmark(const KernelBenchRewardBenchOptions& options,
                                              const RewardBenchProgress& progress) {
-    const auto say = [&](const std::string& line) {
-        if (progress)
-            progress(line);
-    };
     const auto candidates = makeKernelBenchRewardCandidates(options.solutions, options.problems,
                                                             options.candidates, options.seed);
     kernelbench::PythonEvaluator python;
@@ -440,8 +447,8 @@ nlohmann::json runKernelBenchRewardBenchmark(const KernelBenchRewardBenchOptions
         const std::string answer =
             insertInCudaSource(honest[static_cast<std::size_t>(i) % honest.size()].answer,
                                "// built alone " + std::to_string(i));
-        say("building one answer alone (" + std::to_string(i + 1) + " of " +
-            std::to_string(options.sequentialBuilds) + ")");
+        say(progress, "building one answer alone (" + std::to_string(i + 1) + " of " +
+                          std::to_string(options.sequentialBuilds) + ")");
         const auto built = python.prebuild({answer}, sequentialFolder.path(), 1,
                                            options.service.kernelBenchTimeoutMs);
         if (!built.front().ok)
@@ -457,8 +464,8 @@ nlohmann::json runKernelBenchRewardBenchmark(const KernelBenchRewardBenchOptions
     std::vector<RewardItem> items;
     for (const auto& c : candidates)
         items.push_back(c.item);
-    say("judging " + std::to_string(items.size()) + " KernelBench answers, " +
-        std::to_string(options.buildThreads) + " builds at once");
+    say(progress, "judging " + std::to_string(items.size()) + " KernelBench answers, " +
+                      std::to_string(options.buildThreads) + " builds at once");
     const auto started = std::chrono::steady_clock::now();
     double firstVerdictSeconds = -1;
     const auto judged = service.judge(items, [&](std::size_t done, std::size_t total, std::size_t,
@@ -467,7 +474,7 @@ nlohmann::json runKernelBenchRewardBenchmark(const KernelBenchRewardBenchOptions
             firstVerdictSeconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         if (done % 8 == 0 || done == total)
-            say(std::to_string(done) + "/" + std::to_string(total) + " judged");
+            say(progress, std::to_string(done) + "/" + std::to_string(total) + " judged");
     });
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -2,6 +2,7 @@
 list(APPEND DICE_CORE_PLAIN_SOURCES
     common/child_process.cpp
     common/file_util.cpp
+    common/json_depth.cpp
     common/large_stack.cpp
     common/number_format.cpp
     common/statistics.cpp

@@ -114,6 +114,16 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
     return out + "]";
 }
 
+#if DICE_TORCH_AT_LEAST(2, 0)
+// No mask reaches scaled_dot_product_attention as no mask at all: LibTorch 2 takes an optional
+// and rejects one that holds an undefined tensor ("attn_mask dtype ... nullptr
+// (uninitialized)"), which is what generation without a mask passed on a CUDA LibTorch's CPU
+// path.
+c10::optional<at::Tensor> presentMask(const at::Tensor& mask) {
+    return mask.defined() ? c10::optional<at::Tensor>(mask) : c10::nullopt;
+}
+#endif
+
 } // namespace
 
 std::optional<ModelDType> parseModelDType(const std::string& text) {
@@ -266,10 +276,11 @@ struct Qwen3Model::Impl {
         if (mask.defined())
             foldedMask = mask.size(2) == 1 ? mask : mask.repeat({1, 1, g, 1});
 #if DICE_TORCH_AT_LEAST(2, 1)
-        const auto out =
-            at::scaled_dot_product_attention(folded, k, v, foldedMask, 0.0, false, scale());
+        const auto out = at::scaled_dot_product_attention(folded, k, v, presentMask(foldedMask),
+                                                          0.0, false, scale());
 #else
-        const auto out = at::scaled_dot_product_attention(folded, k, v, foldedMask, 0.0, false);
+        const auto out =
+            at::scaled_dot_product_attention(folded, k, v, presentMask(foldedMask), 0.0, false);
 #endif
 #else
         const std::int64_t S = k.size(2);
@@ -675,8 +686,8 @@ at::Tensor Qwen3Model::forward(const at::Tensor& tokens, const at::Tensor& posit
         const auto k = p.k.transpose(1, 2);
         const auto v = p.v.transpose(1, 2);
 #if DICE_TORCH_AT_LEAST(2, 5)
-        const auto out = at::scaled_dot_product_attention(p.q.transpose(1, 2), k, v, m, 0.0, false,
-                                                          d->scale(), true);
+        const auto out = at::scaled_dot_product_attention(p.q.transpose(1, 2), k, v, presentMask(m),
+                                                          0.0, false, d->scale(), true);
         const auto attention = out.transpose(1, 2).reshape({n, T, d->H() * d->D()});
 #else
         const auto attention = d->attendFolded(p.q, k, v, m);

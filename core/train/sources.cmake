@@ -2,6 +2,7 @@
 list(APPEND DICE_CORE_PLAIN_SOURCES
     train/rl_config.cpp
     train/rl_tasks.cpp
+    train/run_folder.cpp
     train/sft_data.cpp
 )
 list(APPEND DICE_CORE_TORCH_SOURCES

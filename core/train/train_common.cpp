@@ -47,35 +47,6 @@ AutocastScope::~AutocastScope() {
 #endif
 }
 
-std::vector<Checkpoint> listCheckpoints(const fs::path& output) {
-    std::vector<Checkpoint> out;
-    std::error_code ec;
-    const fs::path root = output / "checkpoints";
-    if (!fs::is_directory(root, ec))
-        return out;
-    for (const auto& entry : fs::directory_iterator(root, ec)) {
-        const std::string name = entry.path().filename().string();
-        if (name.rfind("step-", 0) != 0 || name.find(".tmp") != std::string::npos)
-            continue;
-        if (!fs::exists(entry.path() / "trainer_state.json", ec))
-            continue;
-        try {
-            out.push_back({entry.path(), std::stoll(name.substr(5))});
-        } catch (const std::exception&) {
-            continue;
-        }
-    }
-    std::sort(out.begin(), out.end(),
-              [](const Checkpoint& a, const Checkpoint& b) { return a.step < b.step; });
-    return out;
-}
-
-fs::path checkpointFolder(const fs::path& output, std::int64_t step) {
-    char name[32];
-    std::snprintf(name, sizeof(name), "step-%08lld", static_cast<long long>(step));
-    return output / "checkpoints" / name;
-}
-
 void saveModelFolder(const Qwen3Model& model, const std::string& folder,
                      const std::string& tokenizerPath, ModelDType dtype) {
     const fs::path target(folder);
@@ -113,15 +84,6 @@ void saveModelFolder(const Qwen3Model& model, const std::string& folder,
     fs::rename(temporary, target, ec);
     if (ec)
         throw FileError(target.string(), "cannot replace: " + ec.message());
-}
-
-void pruneCheckpoints(const fs::path& output, int keep) {
-    auto all = listCheckpoints(output);
-    std::error_code ec;
-    while (static_cast<int>(all.size()) > std::max(1, keep)) {
-        fs::remove_all(all.front().folder, ec);
-        all.erase(all.begin());
-    }
 }
 
 } // namespace dice

@@ -2,14 +2,15 @@
 #pragma once
 
 #include "core/model/qwen3_model.h"
+#include "core/train/run_folder.h"
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
-// What the trainers share: mixed precision on CUDA, model folders and the checkpoints of a run
-// folder.
+// What the trainers share: mixed precision on CUDA and model folders (the checkpoints of a run
+// folder are in run_folder.h).
 namespace dice {
 
 // bfloat16 autocast for forward passes on CUDA while it lives; the weights and the optimizer stay
@@ -24,19 +25,6 @@ public:
 private:
     bool m_enabled;
 };
-
-struct Checkpoint {
-    std::filesystem::path folder;
-    std::int64_t step = 0;
-};
-
-// The complete checkpoints of a run folder (output/checkpoints/step-NNNNNNNN, each with its
-// trainer_state.json, which is written last), oldest first.
-std::vector<Checkpoint> listCheckpoints(const std::filesystem::path& output);
-// output/checkpoints/step-NNNNNNNN.
-std::filesystem::path checkpointFolder(const std::filesystem::path& output, std::int64_t step);
-// Removes all but the `keep` newest checkpoints.
-void pruneCheckpoints(const std::filesystem::path& output, int keep);
 
 // Writes a Hugging Face folder (config.json, generation_config.json, model.safetensors,
 // tokenizer.json) through a temporary folder and a rename.

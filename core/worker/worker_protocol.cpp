@@ -2,6 +2,7 @@
 #include "core/worker/worker_protocol.h"
 
 #include "core/common/error.h"
+#include "core/common/json_depth.h"
 #include "core/common/utf8.h"
 
 #include <limits>
@@ -34,34 +35,6 @@ std::optional<std::int64_t> integerIn(const nlohmann::json& value, std::int64_t 
         return v;
     }
     return std::nullopt;
-}
-
-// The deepest nesting of arrays and objects, counted on the text without parsing it; counting
-// stops past `limit`. Brackets inside strings do not count.
-std::size_t nestingDepth(const std::string& text, std::size_t limit) {
-    std::size_t depth = 0;
-    std::size_t deepest = 0;
-    bool inString = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (inString) {
-            if (c == '\\')
-                ++i;
-            else if (c == '"')
-                inString = false;
-            continue;
-        }
-        if (c == '"') {
-            inString = true;
-        } else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
-            if (deepest > limit)
-                return deepest;
-        } else if ((c == ']' || c == '}') && depth > 0) {
-            --depth;
-        }
-    }
-    return deepest;
 }
 
 void checkEnvelope(const nlohmann::json& message, const char* what, std::int64_t lowestId) {
@@ -98,7 +71,7 @@ Message parseLine(const std::string& line, const char* what, std::int64_t lowest
         parsed.utf8Replaced = dice::repairUtf8(repaired).replaced;
         text = &repaired;
     }
-    if (nestingDepth(*text, kMaxDepth) > kMaxDepth)
+    if (jsonNestingDepth(*text, kMaxDepth) > kMaxDepth)
         throw Error(std::string(what) + " nests arrays and objects deeper than " +
                     std::to_string(kMaxDepth) + " levels");
     try {

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/train/run_folder.h"
+
+#include "core/common/error.h"
+#include "core/common/file_limits.h"
+#include "core/common/file_util.h"
+#include "core/common/json_depth.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+
+namespace dice {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// status.json and config.json of a run hold a few kilobytes.
+constexpr FileLimit kRunStateFile{"a run's status or configuration", 4 * limits::kMiB};
+// One rollouts/STEP.jsonl: 1,024 rollouts of 4,096 tokens with their traces is about 60 MB.
+constexpr FileLimit kRolloutsFile{"a step's rollouts", 1 * limits::kGiB};
+
+// Deeper than any line a trainer writes (a rollout nests three levels).
+constexpr std::size_t kMaxDepth = 64;
+
+// The object in `text`, or null when it is not a JSON object.
+nlohmann::json objectOrNull(const std::string& text) {
+    if (jsonNestingDepth(text, kMaxDepth) > kMaxDepth)
+        return nullptr;
+    try {
+        nlohmann::json value = nlohmann::json::parse(text);
+        if (value.is_object())
+            return value;
+    } catch (const nlohmann::json::exception&) {
+    }
+    return nullptr;
+}
+
+// The text of a small file, empty when it is not there or cannot be read.
+std::string smallFile(const fs::path& path) {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        return {};
+    try {
+        return readTextFile(path.string(), kRunStateFile);
+    } catch (const Error&) {
+        return {};
+    }
+}
+
+} // namespace
+
+std::vector<Checkpoint> listCheckpoints(const fs::path& output) {
+    std::vector<Checkpoint> out;
+    std::error_code ec;
+    const fs::path root = output / "checkpoints";
+    if (!fs::is_directory(root, ec))
+        return out;
+    for (const auto& entry : fs::directory_iterator(root, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind("step-", 0) != 0 || name.find(".tmp") != std::string::npos)
+            continue;
+        if (!fs::exists(entry.path() / "trainer_state.json", ec))
+            continue;
+        try {
+            out.push_back({entry.path(), std::stoll(name.substr(5))});
+        } catch (const std::exception&) {
+            continue;
+        }
+    }
+    std::sort(out.begin(), out.end(),
+              [](const Checkpoint& a, const Checkpoint& b) { return a.step < b.step; });
+    return out;
+}
+
+fs::path checkpointFolder(const fs::path& output, std::int64_t step) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "step-%08lld", static_cast<long long>(step));
+    return output / "checkpoints" / name;
+}
+
+void pruneCheckpoints(const fs::path& output, int keep) {
+    auto all = listCheckpoints(output);
+    std::error_code ec;
+    while (static_cast<int>(all.size()) > std::max(1, keep)) {
+        fs::remove_all(all.front().folder, ec);
+        all.erase(all.begin());
+    }
+}
+
+JsonLinesFollower::JsonLinesFollower(fs::path file)
+    : m_file(std::move(file)) {}
+
+JsonLinesFollower::News JsonLinesFollower::poll() {
+    News news;
+    std::error_code ec;
+    if (!fs::is_regular_file(m_file, ec))
+        return news;
+    const std::uintmax_t size = fs::file_size(m_file, ec);
+    if (ec)
+        return news;
+    if (size < m_offset) {
+        m_offset = 0;
+        m_skipped = 0;
+        m_lastProblem.clear();
+        news.restarted = true;
+    }
+    if (size == m_offset)
+        return news;
+    std::ifstream in(m_file, std::ios::binary);
+    if (!in)
+        return news;
+    in.seekg(static_cast<std::streamoff>(m_offset));
+    std::string chunk(static_cast<std::size_t>(std::min(size - m_offset, kMostPerPoll)), '\0');
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    chunk.resize(static_cast<std::size_t>(in.gcount()));
+    std::size_t start = 0;
+    for (std::size_t end = chunk.find('\n'); end != std::string::npos;
+         start = end + 1, end = chunk.find('\n', start)) {
+        const std::string line = chunk.substr(start, end - start);
+        if (line.find_first_not_of(" \t\r") == std::string::npos)
+            continue;
+        nlohmann::json value = objectOrNull(line);
+        if (value.is_null()) {
+            ++m_skipped;
+            m_lastProblem =
+                "line at byte " + std::to_string(m_offset + start) + " is not a JSON object";
+            continue;
+        }
+        news.lines.push_back(std::move(value));
+    }
+    if (start == 0 && chunk.size() == kMostPerPoll) {
+        // One line longer than a poll takes: no writer of ours makes one, so it is left behind.
+        ++m_skipped;
+        m_lastProblem = "a line at byte " + std::to_string(m_offset) + " is longer than " +
+                        std::to_string(kMostPerPoll >> 20) + " MiB";
+        start = chunk.size();
+    }
+    m_offset += start;
+    return news;
+}
+
+RlRunFollower::RlRunFollower(fs::path folder)
+    : m_folder(std::move(folder))
+    , m_metricsFile(m_folder / "metrics.jsonl")
+    , m_evaluationsFile(m_folder / "eval.jsonl") {}
+
+bool RlRunFollower::poll() {
+    bool changed = false;
+    if (m_config.is_null()) {
+        m_config = objectOrNull(smallFile(m_folder / "config.json"));
+        changed = changed || !m_config.is_null();
+    }
+    const std::string statusText = smallFile(m_folder / "status.json");
+    if (statusText != m_statusText) {
+        // A status caught in the middle of being written keeps the one before.
+        nlohmann::json status = objectOrNull(statusText);
+        if (!status.is_null() || statusText.empty()) {
+            m_status = std::move(status);
+            m_statusText = statusText;
+            changed = true;
+        }
+    }
+    const auto follow = [&changed](JsonLinesFollower& file, std::vector<nlohmann::json>& into) {
+        auto news = file.poll();
+        if (news.restarted) {
+            into.clear();
+            changed = true;
+        }
+        if (!news.lines.empty()) {
+            into.insert(into.end(), std::make_move_iterator(news.lines.begin()),
+                        std::make_move_iterator(news.lines.end()));
+            changed = true;
+        }
+    };
+    follow(m_metricsFile, m_metrics);
+    follow(m_evaluationsFile, m_evaluations);
+
+    std::vector<std::int64_t> steps;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(m_folder / "rollouts", ec)) {
+        const fs::path& path = entry.path();
+        if (path.extension() != ".jsonl")
+            continue;
+        const std::string stem = path.stem().string();
+        if (stem.empty() || stem.find_first_not_of("0123456789") != std::string::npos ||
+            stem.size() > 12)
+            continue;
+        steps.push_back(std::stoll(stem));
+    }
+    std::sort(steps.begin(), steps.end());
+    if (steps != m_rolloutSteps) {
+        m_rolloutSteps = std::move(steps);
+        changed = true;
+    }
+    std::vector<Checkpoint> checkpoints = listCheckpoints(m_folder);
+    const auto sameSteps = [](const std::vector<Checkpoint>& a, const std::vector<Checkpoint>& b) {
+        return std::equal(
+            a.begin(), a.end(), b.begin(), b.end(),
+            [](const Checkpoint& x, const Checkpoint& y) { return x.step == y.step; });
+    };
+    if (!sameSteps(checkpoints, m_checkpoints)) {
+        m_checkpoints = std::move(checkpoints);
+        changed = true;
+    }
+    return changed;
+}
+
+std::vector<std::string> RlRunFollower::problems() const {
+    std::vector<std::string> out;
+    for (const JsonLinesFollower* file : {&m_metricsFile, &m_evaluationsFile})
+        if (file->skippedLines() > 0)
+            out.push_back(file->file().filename().string() + ": " +
+                          std::to_string(file->skippedLines()) + " line(s) left out (" +
+                          file->lastProblem() + ")");
+    return out;
+}
+
+std::vector<nlohmann::json> readRollouts(const fs::path& folder, std::int64_t step) {
+    const fs::path path = folder / "rollouts" / (std::to_string(step) + ".jsonl");
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        return {};
+    const std::string text = readTextFile(path.string(), kRolloutsFile);
+    std::vector<nlohmann::json> out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        if (end == std::string::npos)
+            end = text.size();
+        nlohmann::json value = objectOrNull(text.substr(start, end - start));
+        if (!value.is_null())
+            out.push_back(std::move(value));
+        start = end + 1;
+    }
+    return out;
+}
+
+} // namespace dice

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// libFuzzer target for a run folder copied back from somewhere else: the input is a
+// metrics.jsonl, taken in two pieces as a trainer that is still writing leaves it. Whatever it
+// holds, the follower must not crash, and must return every complete line that is a JSON object
+// exactly once, whatever the split.
+#include "core/train/run_folder.h"
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+const std::filesystem::path& folder() {
+    static const std::filesystem::path path = [] {
+        const std::filesystem::path p = std::filesystem::temp_directory_path() /
+                                        ("dice-fuzz-run-folder-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(p / "rollouts");
+        return p;
+    }();
+    return path;
+}
+
+void write(const std::filesystem::path& file, const std::string& text, bool append) {
+    std::ofstream out(file, std::ios::binary | (append ? std::ios::app : std::ios::trunc));
+    out << text;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string input(reinterpret_cast<const char*>(data), size);
+    const std::size_t split = size == 0 ? 0 : data[0] % (size + 1);
+    const std::filesystem::path metrics = folder() / "metrics.jsonl";
+    std::filesystem::remove(metrics);
+
+    dice::JsonLinesFollower whole(metrics);
+    write(metrics, input + "\n", false);
+    const std::size_t expected = whole.poll().lines.size();
+
+    std::filesystem::remove(metrics);
+    dice::JsonLinesFollower pieces(metrics);
+    write(metrics, input.substr(0, split), false);
+    std::size_t got = pieces.poll().lines.size();
+    write(metrics, input.substr(split) + "\n", true);
+    got += pieces.poll().lines.size();
+    if (got != expected) {
+        std::fprintf(stderr, "%zu lines read whole, %zu in two pieces\n", expected, got);
+        std::abort();
+    }
+
+    write(folder() / "rollouts" / "1.jsonl", input, false);
+    write(folder() / "status.json", input, false);
+    dice::RlRunFollower run(folder());
+    run.poll();
+    dice::readRollouts(folder(), 1);
+    return 0;
+}
