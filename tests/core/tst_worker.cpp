@@ -2,6 +2,7 @@
 #include "core/common/child_process.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
+#include "core/common/sanitizer.h"
 #include "core/common/utf8.h"
 #include "core/worker/evaluation_request.h"
 #include "core/worker/line_reader.h"
@@ -569,7 +570,11 @@ private Q_SLOTS:
             QVERIFY(worker.send(mebibyte));
         QVERIFY(worker.send("\n"));
         QVERIFY(worker.answersHello("2"));
-        // A line of four times the limit has cost at most the limit and some slack.
+        // A line of four times the limit has cost at most the limit and some slack. Under
+        // AddressSanitizer freed buffers stay resident in its quarantine (256 MiB), so the peak
+        // says nothing of what the worker holds there; the other builds measure it.
+        if (dice::kAddressSanitizer)
+            return;
         const long long grown = peakResidentKiB(worker.pid()) - before;
         QVERIFY2(grown < static_cast<long long>(limitMiB + 32) * 1024,
                  (std::to_string(grown) + " KiB").c_str());
