@@ -160,6 +160,42 @@ void checkModelCachedDecoding(CheckResult& result) {
                      format(std::max(blockFour, autoregressive)) + " (fp32, CPU)";
 }
 
+// The generation path on the CPU, as `dice generate --device cpu` takes it: prompts of different
+// lengths whose prefill needs no mask and whose blocks need one, greedy with both remasking
+// rules; each sequence decoded in the batch must be decoded as alone, trace included.
+void checkGenerationOnCpu(CheckResult& result) {
+    ModelPlacement cpu;
+    auto model = Qwen3Model::random(tinyModelConfig(), cpu, 7, 0.2);
+    Qwen3Network network(*model);
+    const std::vector<std::vector<std::int64_t>> prompts = {
+        {3, 14, 15},
+        {7, 1, 8, 28, 27, 18, 28, 18, 28},
+        {27, 18, 28, 18, 28, 45, 90, 45, 23, 53, 11, 12}};
+    std::int64_t tokens = 0;
+    for (const auto strategy :
+         {RemaskStrategy::LowConfidenceStatic, RemaskStrategy::LowConfidenceDynamic}) {
+        SamplerOptions options;
+        options.temperature = 0;
+        options.strategy = strategy;
+        options.maxTokens = 16;
+        options.maskId = 95;
+        const auto batch = generate(network, prompts, options);
+        for (std::size_t i = 0; i < prompts.size(); ++i) {
+            const auto alone = generate(network, {prompts[i]}, options);
+            if (alone[0].tokens != batch[i].tokens || alone[0].commitStep != batch[i].commitStep)
+                throw Error(
+                    "prompt " + std::to_string(i) + " decodes differently alone and in a batch (" +
+                    (strategy == RemaskStrategy::LowConfidenceStatic ? "static" : "dynamic") +
+                    " remasking)");
+            tokens += static_cast<std::int64_t>(batch[i].tokens.size());
+        }
+    }
+    result.data["tokens"] = tokens;
+    result.message = "greedy generation of prompts of 3, 9 and 12 tokens, static and dynamic "
+                     "remasking: " +
+                     std::to_string(tokens) + " tokens, each sequence as alone (fp32, CPU)";
+}
+
 void checkModelGpu(CheckResult& result) {
     const auto& driver = cu::Driver::instance();
     if (!driver.available())
@@ -251,6 +287,8 @@ void addModelChecks(std::vector<SelfTestCheck>& checks) {
         {
             {"cpu.model_cache", "cpu", "cached SDAR decoding matches the block-causal forward pass",
              checkModelCachedDecoding},
+            {"cpu.generate", "cpu", "generation on the CPU: batched as alone, with its trace",
+             checkGenerationOnCpu},
             {"gpu.model", "gpu", "the model on CUDA: transformers parity, cached passes, graphs",
              checkModelGpu},
         });
