@@ -69,6 +69,22 @@ private Q_SLOTS:
         QVERIFY(!window.generateArea()->generateEnabled());
     }
 
+    void statusMessagesHaveRoom() {
+        dice::WorkbenchState state;
+        dice::Language language;
+        dice::MainWindow window(&state, &language);
+        window.resize(1366, 768);
+        window.show();
+        QTRY_VERIFY_WITH_TIMEOUT(state.systemInfo().has_value(), 30000);
+        window.statusBar()->showMessage(QStringLiteral("The model could not be loaded"));
+        QCoreApplication::processEvents();
+        // The machine's summary sits at the right; the message is written left of it.
+        const int room = window.systemStatus()->geometry().left();
+        QVERIFY2(room >= 300, qPrintable(QString::number(room)));
+        QCOMPARE(window.statusBar()->currentMessage(),
+                 QStringLiteral("The model could not be loaded"));
+    }
+
     void settingsSurviveARestart() {
         {
             dice::WorkbenchState state;

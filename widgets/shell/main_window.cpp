@@ -56,7 +56,9 @@ MainWindow::MainWindow(WorkbenchState* state, Language* language, QWidget* paren
     addDockWidget(Qt::LeftDockWidgetArea, m_browserDock);
 
     m_status = new SystemStatus(state, this);
-    statusBar()->addPermanentWidget(m_status, 1);
+    // At its natural width, so that the rest of the bar is left to messages (a stretching
+    // permanent widget covers the place where showMessage() writes).
+    statusBar()->addPermanentWidget(m_status);
 
     connect(m_generate, &GenerateArea::sendToProfile, this, [this](const QString& code) {
         m_state->setCandidate(code);
