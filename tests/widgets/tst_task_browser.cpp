@@ -7,6 +7,7 @@
 #include "widgets/tasks/task_model.h"
 
 #include <QAbstractItemModelTester>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -71,6 +72,31 @@ private Q_SLOTS:
         QVERIFY(browser.referenceText().contains("torch.layer_norm"));
         QVERIFY(!browser.selectTask("no_such_task"));
         QCOMPARE(state.currentTask()->name, std::string("layer_norm"));
+    }
+
+    void filteringNeverChangesTheCurrentTask() {
+        dice::WorkbenchState state;
+        dice::TaskBrowser browser(&state);
+        state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
+        browser.show();
+        QVERIFY(browser.selectTask("matmul_transposed_b"));
+        QSignalSpy changed(&state, &dice::WorkbenchState::currentTaskChanged);
+        auto* filter = browser.findChild<QLineEdit*>();
+        QVERIFY(filter);
+        // Typed a key at a time, as a user does: every prefix hides a different set of rows.
+        QTest::keyClicks(filter, "bias_gelu_scale");
+        QCOMPARE(changed.count(), 0);
+        QCOMPARE(state.currentTask()->name, std::string("matmul_transposed_b"));
+        QVERIFY(!browser.view()->currentIndex().isValid());
+        filter->clear();
+        QCOMPARE(changed.count(), 0);
+        QCOMPARE(browser.view()->currentIndex().data(dice::TaskModel::TaskNameRole).toString(),
+                 QStringLiteral("matmul_transposed_b"));
+        // Picking the one row the filter shows is the user's choice.
+        QTest::keyClicks(filter, "bias_gelu_scale");
+        QVERIFY(browser.selectTask("bias_gelu_scale"));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(state.currentTask()->name, std::string("bias_gelu_scale"));
     }
 
     void clickingARowSelectsIt() {

@@ -55,8 +55,22 @@ TaskBrowser::TaskBrowser(WorkbenchState* state, QWidget* parent)
     m_filter = new QLineEdit(this);
     m_filter->setClearButtonEnabled(true);
     connect(m_filter, &QLineEdit::textChanged, this, [this](const QString& text) {
+        // Only the user picks the current task: the filter hides rows, and the current task
+        // stays current (and highlighted while it is shown) whatever it hides.
+        m_filtering = true;
         m_proxy->setFilterFixedString(text);
         m_view->expandAll();
+        const Task* task = m_state->currentTask();
+        const QModelIndex shown =
+            task ? m_proxy->mapFromSource(sourceIndexOf(QString::fromStdString(task->name)))
+                 : QModelIndex();
+        if (shown.isValid()) {
+            m_view->setCurrentIndex(shown);
+        } else {
+            m_view->selectionModel()->clearCurrentIndex();
+            m_view->clearSelection();
+        }
+        m_filtering = false;
     });
 
     m_view = new QTreeView(this);
@@ -150,21 +164,29 @@ SuiteEvaluationDialog* TaskBrowser::suiteEvaluationDialog() {
     return m_suiteDialog;
 }
 
-bool TaskBrowser::selectTask(const QString& name) {
+QModelIndex TaskBrowser::sourceIndexOf(const QString& name) const {
     for (int level = 0; level < m_model->rowCount(); ++level) {
         const QModelIndex parent = m_model->index(level, 0);
         for (int row = 0; row < m_model->rowCount(parent); ++row) {
             const QModelIndex index = m_model->index(row, 0, parent);
-            if (index.data(TaskModel::TaskNameRole).toString() == name) {
-                m_view->setCurrentIndex(m_proxy->mapFromSource(index));
-                return true;
-            }
+            if (index.data(TaskModel::TaskNameRole).toString() == name)
+                return index;
         }
     }
-    return false;
+    return {};
+}
+
+bool TaskBrowser::selectTask(const QString& name) {
+    const QModelIndex shown = m_proxy->mapFromSource(sourceIndexOf(name));
+    if (!shown.isValid())
+        return false;
+    m_view->setCurrentIndex(shown);
+    return true;
 }
 
 void TaskBrowser::onSelectionChanged() {
+    if (m_filtering)
+        return;
     const QModelIndex index = m_proxy->mapToSource(m_view->currentIndex());
     const QString name = index.data(TaskModel::TaskNameRole).toString();
     if (!name.isEmpty())

@@ -43,11 +43,15 @@ private:
     void retranslate();
     void showCurrentTask();
     void onSelectionChanged();
+    // The task's row in the source model, invalid when there is none.
+    QModelIndex sourceIndexOf(const QString& name) const;
 
     WorkbenchState* m_state;
     TaskModel* m_model;
     QSortFilterProxyModel* m_proxy;
     QLineEdit* m_filter;
+    // While the filter is applied, the view's current row moves by itself: not the user's choice.
+    bool m_filtering = false;
     QTreeView* m_view;
     QPushButton* m_evaluateSuite;
     SuiteEvaluationDialog* m_suiteDialog = nullptr;
