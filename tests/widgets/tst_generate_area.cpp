@@ -122,6 +122,20 @@ private Q_SLOTS:
         QVERIFY(!state.modelLoaded());
     }
 
+    void anEmptyPromptMessageGoesWhenATaskIsPicked() {
+        dice::WorkbenchState state;
+        QVERIFY(loadModel(state, m_model));
+        state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
+        dice::GenerateArea area(&state);
+        area.show();
+        // No task yet: the prompt of the task mode is empty.
+        area.startGeneration();
+        QCOMPARE(area.statusText(), QStringLiteral("The prompt is empty."));
+        state.setCurrentTask(QStringLiteral("relu"));
+        QVERIFY2(area.statusText().startsWith(QStringLiteral("Model: ")),
+                 qPrintable(area.statusText()));
+    }
+
     void generationIsLiveAndReplayable() {
         dice::WorkbenchState state;
         QVERIFY(loadModel(state, m_model));

@@ -245,6 +245,12 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
     connect(m_fromTask, &QRadioButton::toggled, this, &GenerateArea::updatePrompt);
     connect(m_promptStyle, &QComboBox::currentIndexChanged, this, &GenerateArea::updatePrompt);
     connect(m_state, &WorkbenchState::currentTaskChanged, this, &GenerateArea::updatePrompt);
+    // "The prompt is empty." answers one click; once there is a prompt it no longer holds.
+    connect(m_prompt, &QPlainTextEdit::textChanged, this, [this] {
+        if (!running() && m_status->text() == tr("The prompt is empty.") &&
+            !m_prompt->toPlainText().trimmed().isEmpty())
+            updateAvailability();
+    });
     connect(m_state, &WorkbenchState::modelChanged, this, &GenerateArea::updateAvailability);
     connect(m_strategy, &QComboBox::currentIndexChanged, this, [this] {
         m_threshold->setEnabled(m_strategy->currentIndex() == 1);
@@ -480,6 +486,10 @@ void GenerateArea::updateAvailability() {
 
 bool GenerateArea::generateEnabled() const {
     return m_generate->isEnabled();
+}
+
+QString GenerateArea::statusText() const {
+    return m_status->text();
 }
 
 void GenerateArea::startGeneration() {

@@ -41,6 +41,8 @@ public:
     explicit GenerateArea(WorkbenchState* state, QWidget* parent = nullptr);
 
     bool generateEnabled() const;
+    // The line under the buttons: the model, progress, or what stops a generation (tests read it).
+    QString statusText() const;
     DenoisingCanvas* canvas() const { return m_canvas; }
     DecodePlots* plots() const { return m_plots; }
     QSlider* timeline() const { return m_timeline; }
