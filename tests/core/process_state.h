@@ -26,12 +26,24 @@ inline char processState(const std::filesystem::path& statFile) {
 }
 
 // Waits until a child that was sent a fatal signal has ended (a zombie not yet reaped), so that a
-// test sees a worker that died while idle and not one that dies while it is sent a request.
+// test sees a worker that died while idle and not one that dies while it is sent a request. The
+// leader of a process with threads shows as a zombie while its other threads still exit, and
+// waitpid() reports the child only once they are gone: both are waited for.
 inline bool waitUntilEnded(pid_t pid) {
+    const std::filesystem::path folder = "/proc/" + std::to_string(pid);
     for (int i = 0; i < 500; ++i) {
-        const char state = processState("/proc/" + std::to_string(pid) + "/stat");
-        if (state == 0 || state == 'Z')
+        const char state = processState(folder / "stat");
+        if (state == 0)
             return true;
+        if (state == 'Z') {
+            std::error_code ec;
+            int threads = 0;
+            for (auto it = std::filesystem::directory_iterator(folder / "task", ec);
+                 !ec && it != std::filesystem::directory_iterator(); it.increment(ec))
+                ++threads;
+            if (threads <= 1)
+                return true;
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return false;
