@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -41,6 +42,16 @@ const char* const kUsage =
     "  --sequential-builds N answers built one at a time for the comparison (default 1)\n"
     "  (--candidates defaults to 64 here)\n";
 
+// Runs a benchmark with its progress on stderr; writes its result file where --output says.
+nlohmann::json runAndWrite(const Invocation& in, const Arguments& args, const std::string& kind,
+                           const std::function<nlohmann::json(const RewardBenchProgress&)>& run) {
+    nlohmann::json report = resultFileHeader(kind, in.argv);
+    report["results"] = run([](const std::string& line) { std::cerr << line << std::endl; });
+    if (args.has("output"))
+        writeFileAtomically(args.value("output"), report.dump(2) + "\n");
+    return report;
+}
+
 void printVerdictsByKind(const nlohmann::json& byKind) {
     for (const auto& [kind, verdicts] : byKind.items()) {
         std::cout << "  " << kind << ":";
@@ -66,11 +77,10 @@ int benchRewardKernelBench(const Invocation& in, const Arguments& args) {
     options.service.evaluator.devices = {args.integer("device", 0)};
     options.service.reward.mode = parseJudgeMode(args.value("mode", "correctness"));
 
-    nlohmann::json report = resultFileHeader("bench-reward-kernelbench", in.argv);
-    report["results"] = runKernelBenchRewardBenchmark(
-        options, [](const std::string& line) { std::cerr << line << std::endl; });
-    if (args.has("output"))
-        writeFileAtomically(args.value("output"), report.dump(2) + "\n");
+    const nlohmann::json report =
+        runAndWrite(in, args, "bench-reward-kernelbench", [&](const RewardBenchProgress& say) {
+            return runKernelBenchRewardBenchmark(options, say);
+        });
     const auto& r = report["results"];
     std::cout << r["answers"].get<int>() << " KernelBench answers, " << options.buildThreads
               << " builds at once: " << formatFixed(r["wall_seconds"].get<double>(), 1)
@@ -118,11 +128,10 @@ int benchReward(const Invocation& in) {
     options.service.batch.chunk = static_cast<std::size_t>(std::max(1, args.integer("chunk", 32)));
     options.service.reward.mode = parseJudgeMode(args.value("mode", "correctness"));
 
-    nlohmann::json report = resultFileHeader("bench-reward", in.argv);
-    report["results"] = runRewardBenchmark(
-        options, [](const std::string& line) { std::cerr << line << std::endl; });
-    if (args.has("output"))
-        writeFileAtomically(args.value("output"), report.dump(2) + "\n");
+    const nlohmann::json report =
+        runAndWrite(in, args, "bench-reward", [&](const RewardBenchProgress& say) {
+            return runRewardBenchmark(options, say);
+        });
     const auto& r = report["results"];
     std::cout << r["candidates"].get<int>() << " candidates on " << workers
               << " worker(s): " << formatFixed(r["wall_seconds"].get<double>(), 1) << " s, "
