@@ -139,6 +139,10 @@ nlohmann::json toJson(const RlConfig& c) {
         phases.push_back(
             {{"kind", toString(p.kind)}, {"steps", p.steps}, {"data", dataToJson(p.data)}});
     const SamplerOptions& s = c.sampler;
+    // No held-out tasks is no data at all, as a configuration file says it.
+    nlohmann::json evaluation = {{"every", c.evalEvery}, {"max_tokens", c.evalMaxTokens}};
+    if (!c.evalData.tasks.empty())
+        evaluation["data"] = dataToJson(c.evalData);
     return {{"model", c.model},
             {"output", c.output},
             {"device", c.device},
@@ -175,10 +179,7 @@ nlohmann::json toJson(const RlConfig& c) {
               {"accumulation", c.accumulation},
               {"mixed_precision", c.mixedPrecision}}},
             {"trace_rl", {{"clip_epsilon", c.clipEpsilon}, {"kl_beta", c.klBeta}}},
-            {"eval",
-             {{"every", c.evalEvery},
-              {"data", dataToJson(c.evalData)},
-              {"max_tokens", c.evalMaxTokens}}},
+            {"eval", evaluation},
             {"save_every", c.saveEvery},
             {"keep_checkpoints", c.keepCheckpoints}};
 }
@@ -229,8 +230,6 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
             phase.data = dataFromJson(p.at("data"), where + ".data");
         c.phases.push_back(phase);
     }
-    if (c.totalSteps() < 1)
-        f.fail("phases", "have no step to run");
     const std::string schedule = f.text("schedule", "sequential");
     if (schedule == "adaptive")
         c.schedule = RlSchedule::Adaptive;
@@ -310,6 +309,9 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
             c.evalData = dataFromJson(e.at("data"), "config.eval.data");
         c.evalMaxTokens = e.whole("max_tokens", c.evalMaxTokens, 1, 1 << 20);
     }
+    // A run of no step only evaluates its model (a checkpoint scored on a suite).
+    if (c.totalSteps() < 1 && (c.evalData.tasks.empty() || c.evalEvery < 1))
+        f.fail("phases", "have no step to run, and there is no evaluation (eval.data) either");
     c.saveEvery = f.whole("save_every", c.saveEvery, 0, 1000000);
     c.keepCheckpoints = static_cast<int>(f.whole("keep_checkpoints", c.keepCheckpoints, 1, 1000));
     return c;

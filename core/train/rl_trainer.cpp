@@ -27,6 +27,8 @@
 #include <map>
 #include <numeric>
 
+#include <unistd.h>
+
 namespace dice {
 
 namespace fs = std::filesystem;
@@ -69,17 +71,34 @@ ModelPlacement placementOf(const std::string& device) {
     return p;
 }
 
+// A model's answer is any sequence of tokens, and a token can end in the middle of a character:
+// bytes that are not UTF-8 are written as U+FFFD rather than stopping the run.
+std::string textOf(const nlohmann::json& value, int indent = -1) {
+    return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string hostName() {
+    char name[256] = {};
+    if (::gethostname(name, sizeof name - 1) != 0)
+        return std::string();
+    return name;
+}
+
 // What the trainer is doing, for whoever follows the run folder.
 class StatusFile {
 public:
     explicit StatusFile(fs::path path)
         : m_path(std::move(path)) {}
 
-    void set(const nlohmann::json& status, bool force = false) {
+    void set(nlohmann::json status, bool force = false) {
         if (!force && secondsSince(m_last) < 0.5)
             return;
         m_last = Clock::now();
-        writeFileAtomically(m_path.string(), status.dump(2) + "\n");
+        // Who writes it, so that a reader on this host can tell a running trainer from one that
+        // died without a word.
+        status["pid"] = static_cast<std::int64_t>(::getpid());
+        status["host"] = hostName();
+        writeFileAtomically(m_path.string(), textOf(status, 2) + "\n");
     }
 
 private:
@@ -87,7 +106,21 @@ private:
     Clock::time_point m_last{};
 };
 
+RlReport runTraining(const RlConfig& config, const RlHooks& hooks);
+
 } // namespace
+
+RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
+    try {
+        return runTraining(config, hooks);
+    } catch (const std::exception& e) {
+        // The run folder says why its trainer ended, for a reader that did not start it.
+        if (!config.output.empty() && fs::is_directory(config.output))
+            StatusFile(fs::path(config.output) / "status.json")
+                .set({{"state", "failed"}, {"error", e.what()}}, true);
+        throw;
+    }
+}
 
 std::string rlModelFolder(const std::string& model) {
     if (model.empty() || model == "embedded")
@@ -119,7 +152,9 @@ void standardiseGroups(const std::vector<double>& rewards, std::size_t groupSize
     }
 }
 
-RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
+namespace {
+
+RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
     const auto log = [&](const std::string& line) {
         if (hooks.log)
             hooks.log(line);
@@ -231,7 +266,7 @@ RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
             saved[name] = {
                 {"attempts", r.attempts}, {"reward_sum", r.rewardSum}, {"correct", r.correct}};
         writeFileAtomically((folder / "trainer_state.json").string(),
-                            nlohmann::json{{"step", step}, {"records", saved}}.dump(2) + "\n");
+                            textOf(nlohmann::json{{"step", step}, {"records", saved}}, 2) + "\n");
         pruneCheckpoints(output, config.keepCheckpoints);
     };
 
@@ -294,7 +329,9 @@ RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
             correct += judged[i].reward.correct ? 1 : 0;
             total += judged[i].reward.value;
             tasks.push_back({{"task", items[i].task.name},
+                             {"level", items[i].task.level},
                              {"verdict", toString(judged[i].evaluation.verdict)},
+                             {"correct", judged[i].reward.correct},
                              {"reward", judged[i].reward.value}});
         }
         const nlohmann::json line = {
@@ -304,7 +341,7 @@ RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
             {"exec", judged.empty() ? 0.0 : static_cast<double>(correct) / judged.size()},
             {"mean_reward", judged.empty() ? 0.0 : total / judged.size()},
             {"results", tasks}};
-        std::ofstream(output / "eval.jsonl", std::ios::app) << line.dump() << "\n";
+        std::ofstream(output / "eval.jsonl", std::ios::app) << textOf(line) << "\n";
         log("evaluation at step " + std::to_string(step) + ": " + std::to_string(correct) + " of " +
             std::to_string(judged.size()) + " correct");
     };
@@ -443,7 +480,7 @@ RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
         const auto updateStart = Clock::now();
         state["state"] = "updating";
         status.set(state, true);
-        double policy = 0, kl = 0, clipped = 0, ratio = 0, gradNorm = 0;
+        double policy = 0, kl = 0, clipped = 0, ratio = 0, gradNorm = 0, entropy = 0;
         int microBatches = 0, optimizerSteps = 0;
         std::int64_t targets = 0;
         if (!traces.empty()) {
@@ -465,7 +502,7 @@ RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
                     const auto& b = batches.back();
                     const auto logits = model->forward(b.tokens.to(device), b.positions.to(device),
                                                        b.mask.to(device));
-                    oldLogProbs.push_back(targetLogProbs(logits, b).detach());
+                    oldLogProbs.push_back(targetLogProbs(logits, b, &entropy).detach());
                 }
             }
             TraceLossOptions lossOptions;
@@ -525,6 +562,7 @@ RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
                                        {"prompt", p.prompt.text},
                                        {"answer", r.answer},
                                        {"candidate", r.candidate},
+                                       {"prompt_tokens", p.ids.size()},
                                        {"tokens", r.tokens},
                                        {"commit_step", r.commitStep},
                                        {"finish", toString(r.finish)},
@@ -535,12 +573,27 @@ RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
                                        {"kept", r.kept}};
                 if (kind == RlPhaseKind::Infill)
                     line["hole"] = p.prompt.hole;
-                file << line.dump() << "\n";
+                file << textOf(line) << "\n";
             }
         }
         const double meanReward =
             rewards.empty() ? 0.0
                             : std::accumulate(rewards.begin(), rewards.end(), 0.0) / rewards.size();
+        double spread = 0;
+        for (double r : rewards)
+            spread += (r - meanReward) * (r - meanReward);
+        spread = rewards.empty() ? 0.0 : std::sqrt(spread / rewards.size());
+        // Per level, so that a curriculum's progress shows level by level.
+        std::map<int, std::pair<int, int>> byLevel;
+        for (std::size_t i = 0; i < rollouts.size(); ++i) {
+            auto& [asked, right] = byLevel[items[i].task.level];
+            ++asked;
+            right += rollouts[i].judged.reward.correct ? 1 : 0;
+        }
+        nlohmann::json levels = nlohmann::json::object();
+        for (const auto& [level, counts] : byLevel)
+            levels[std::to_string(level)] = {{"rollouts", counts.first},
+                                             {"correct", counts.second}};
         const nlohmann::json line = {
             {"step", step + 1},
             {"phase", toString(kind)},
@@ -551,6 +604,8 @@ RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
             {"correct", correct},
             {"correct_share",
              rollouts.empty() ? 0.0 : static_cast<double>(correct) / rollouts.size()},
+            {"reward_std", spread},
+            {"levels", levels},
             {"hacks", hacks},
             {"groups_kept", traces.size() / std::max<std::size_t>(1, group)},
             {"groups", prompts.size()},
@@ -558,12 +613,15 @@ RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
             {"loss_policy", microBatches ? policy / microBatches : 0.0},
             {"kl", microBatches ? kl / microBatches : 0.0},
             {"clip_fraction", microBatches ? clipped / microBatches : 0.0},
+            {"entropy", targets ? entropy / static_cast<double>(targets) : 0.0},
             {"ratio_mean", microBatches ? ratio / microBatches : 1.0},
             {"grad_norm", gradNorm},
             {"optimizer_steps", optimizerSteps},
             {"targets", targets},
             {"learning_rate", config.learningRate},
             {"sampled_tokens", sampledTokens},
+            {"answer_tokens",
+             rollouts.empty() ? 0.0 : static_cast<double>(sampledTokens) / rollouts.size()},
             {"sample_seconds", sampleSeconds},
             {"judge_seconds", judgeSeconds},
             {"update_seconds", updateSeconds},
@@ -588,7 +646,7 @@ RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
     report.stopped = !report.stopReason.empty();
     if (step > start)
         saveCheckpoint(step);
-    if (!report.stopped) {
+    if (!report.stopped && total > 0) {
         report.modelFolder = (output / "model").string();
         saveModelFolder(*model, report.modelFolder, tokenizerPath, ModelDType::Float32);
     }
@@ -600,5 +658,7 @@ RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
                true);
     return report;
 }
+
+} // namespace
 
 } // namespace dice

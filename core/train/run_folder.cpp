@@ -237,4 +237,76 @@ std::vector<nlohmann::json> readRollouts(const fs::path& folder, std::int64_t st
     return out;
 }
 
+DecodeTrace rolloutTrace(const nlohmann::json& rollout, std::int64_t blockLength) {
+    const auto ids = [&rollout](const char* key) {
+        std::vector<std::int64_t> out;
+        const auto it = rollout.find(key);
+        if (!rollout.is_object() || it == rollout.end() || !it->is_array())
+            throw Error(std::string("the rollout has no list \"") + key + "\"");
+        for (const auto& v : *it) {
+            if (!v.is_number_integer())
+                throw Error(std::string("the rollout's \"") + key +
+                            "\" holds a value that is not "
+                            "a whole number");
+            out.push_back(v.get<std::int64_t>());
+        }
+        return out;
+    };
+    const auto tokens = ids("tokens");
+    const auto steps = ids("commit_step");
+    if (tokens.size() != steps.size())
+        throw Error("the rollout has " + std::to_string(tokens.size()) + " tokens but " +
+                    std::to_string(steps.size()) + " commit steps");
+    if (blockLength < 1 || blockLength > (1 << 20))
+        throw Error("a block length must be from 1 to 1048576");
+    constexpr std::int64_t kMostSteps = 1 << 22;
+    std::int64_t last = -1;
+    for (auto s : steps) {
+        if (s < 0 || s >= kMostSteps)
+            throw Error("the rollout has a commit step of " + std::to_string(s));
+        last = std::max(last, s);
+    }
+    std::int64_t prompt = 0;
+    if (const auto it = rollout.find("prompt_tokens");
+        it != rollout.end() && it->is_number_unsigned() && it->get<std::int64_t>() < (1LL << 40))
+        prompt = it->get<std::int64_t>();
+    // Positions by the step that committed them.
+    std::vector<std::vector<std::size_t>> byStep(static_cast<std::size_t>(last + 1));
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        byStep[static_cast<std::size_t>(steps[i])].push_back(i);
+    DecodeTrace trace;
+    int block = -1;
+    int stepInBlock = 0;
+    for (std::size_t s = 0; s < byStep.size(); ++s) {
+        DecodeStep e;
+        e.kind = DecodeStep::Kind::Denoise;
+        int now = std::max(block, 0);
+        if (!byStep[s].empty()) {
+            const auto absolute = prompt + static_cast<std::int64_t>(byStep[s].front());
+            now = static_cast<int>(absolute / blockLength - prompt / blockLength);
+        }
+        stepInBlock = now == block ? stepInBlock + 1 : 0;
+        block = now;
+        e.block = block;
+        e.step = stepInBlock;
+        e.globalStep = static_cast<int>(s);
+        e.blockStart = (prompt / blockLength + block) * blockLength - prompt;
+        e.blockLength = static_cast<int>(blockLength);
+        for (auto i : byStep[s]) {
+            e.positions.push_back(static_cast<std::int64_t>(i));
+            e.tokens.push_back(tokens[i]);
+            e.confidences.push_back(0.0f);
+        }
+        e.forwardPasses = static_cast<std::int64_t>(s) + 1;
+        trace.append(e);
+    }
+    block = std::max(block, 0);
+    DecodeStep done;
+    done.kind = DecodeStep::Kind::Finished;
+    done.block = block;
+    done.blockStart = (prompt / blockLength + block) * blockLength - prompt;
+    trace.append(done);
+    return trace;
+}
+
 } // namespace dice

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/diffusion/decode_trace.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -92,5 +94,12 @@ private:
 // The rollouts of one step (folder/rollouts/STEP.jsonl), in the order the trainer wrote them;
 // lines that cannot be read are left out. Empty when the step kept none.
 std::vector<nlohmann::json> readRollouts(const std::filesystem::path& folder, std::int64_t step);
+
+// A rollout's denoising as the trace the live view replays, from its tokens and the step that
+// committed each (`commit_step`), with blocks of `blockLength` cells aligned as at sampling (after
+// `prompt_tokens` prompt tokens; at the answer's start when the rollout does not say). Every step
+// index up to the last is a step, also one that committed no answer token. Confidences are not
+// kept in a run folder: they are 0. Throws Error when the rollout's trace is malformed.
+DecodeTrace rolloutTrace(const nlohmann::json& rollout, std::int64_t blockLength);
 
 } // namespace dice

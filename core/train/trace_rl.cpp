@@ -136,7 +136,7 @@ TraceBatch makeTraceBatch(const std::vector<const TraceRollout*>& rollouts,
     return batch;
 }
 
-at::Tensor targetLogProbs(const at::Tensor& logits, const TraceBatch& batch) {
+at::Tensor targetLogProbs(const at::Tensor& logits, const TraceBatch& batch, double* entropySum) {
     const auto V = logits.size(-1);
     const auto device = logits.device();
     const auto scored = batch.scored.to(device);
@@ -147,7 +147,14 @@ at::Tensor targetLogProbs(const at::Tensor& logits, const TraceBatch& batch) {
         rows = rows.index_fill(1, torch::tensor({batch.maskId}, torch::kInt64).to(device),
                                -std::numeric_limits<float>::infinity());
     const auto targets = batch.targets.to(device).reshape({-1}).index_select(0, scored);
-    return torch::log_softmax(rows, 1).gather(1, targets.unsqueeze(1)).squeeze(1);
+    const auto logProbs = torch::log_softmax(rows, 1);
+    if (entropySum) {
+        at::NoGradGuard noGrad;
+        // Cells never drawn have probability 0 and log-probability -inf: their 0 * -inf terms are
+        // NaN, and nansum leaves them out as the 0 they stand for.
+        *entropySum -= torch::nansum(logProbs.exp() * logProbs).item<double>();
+    }
+    return logProbs.gather(1, targets.unsqueeze(1)).squeeze(1);
 }
 
 TraceLoss traceLoss(const at::Tensor& newLogProbs, const at::Tensor& oldLogProbs,

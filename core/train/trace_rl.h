@@ -58,8 +58,11 @@ TraceBatch makeTraceBatch(const std::vector<const TraceRollout*>& rollouts,
                           std::int64_t vocabLimit = 0);
 
 // Log-probabilities of the targets under logits [R, 2L, V], in float32, over the tokens the
-// sampler may draw: [targets].
-at::Tensor targetLogProbs(const at::Tensor& logits, const TraceBatch& batch);
+// sampler may draw: [targets]. With entropySum, the entropies (nats) of the distributions at the
+// targets are added to it: how sure the policy is where it committed, a curve RL users watch for
+// collapse.
+at::Tensor targetLogProbs(const at::Tensor& logits, const TraceBatch& batch,
+                          double* entropySum = nullptr);
 
 struct TraceLossOptions {
     double clipEpsilon = 0.2;

@@ -241,6 +241,10 @@ private slots:
         QCOMPARE(changed.tasksPerStep, 5);
         QVERIFY(changed.reward.mode == JudgeMode::Compile);
         QCOMPARE(toJson(rlConfigFromJson(toJson(changed))).dump(), toJson(changed).dump());
+        // A resolved configuration (a run folder's config.json) reads back, with or without
+        // held-out tasks: a run is resumed from it.
+        QVERIFY(paper.evalData.tasks.empty());
+        QCOMPARE(toJson(rlConfigFromJson(toJson(paper))).dump(), toJson(paper).dump());
         const auto fails = [](const nlohmann::json& j, const std::string& message) {
             try {
                 rlConfigFromJson(j);
@@ -258,6 +262,11 @@ private slots:
                       "config.optimiser is not a field here"));
         QVERIFY(fails({{"phases", {{{"steps", 1}}}}, {"device", "tpu"}}, "config.device"));
         QVERIFY(fails({{"preset", "fast"}}, "no RL preset \"fast\""));
+        // No step and nothing to evaluate is a mistake; no step with an evaluation scores a model.
+        QVERIFY(fails({{"phases", {{{"steps", 0}}}}}, "config.phases have no step to run"));
+        const RlConfig scoring = rlConfigFromJson(
+            {{"phases", {{{"steps", 0}}}}, {"eval", {{"every", 1}, {"data", "builtin"}}}});
+        QCOMPARE(scoring.totalSteps(), std::int64_t(0));
     }
 
     void schedulesTakeEasyTasksFirst() {
@@ -335,9 +344,17 @@ private slots:
         QCOMPARE(status.value("state", std::string()), std::string("finished"));
         auto metrics = readLines((run / "metrics.jsonl").string());
         QCOMPARE(metrics.size(), std::size_t(2));
-        for (const char* key : {"mean_reward", "correct", "groups_kept", "loss_policy", "kl",
-                                "sample_seconds", "judge_seconds", "update_seconds"})
+        for (const char* key :
+             {"mean_reward", "reward_std", "levels", "correct", "groups_kept", "loss_policy", "kl",
+              "entropy", "answer_tokens", "sample_seconds", "judge_seconds", "update_seconds"})
             QVERIFY2(metrics[0].contains(key), key);
+        for (const auto& m : metrics) {
+            QCOMPARE(m["levels"]["1"]["rollouts"].get<int>(), 4);
+            // A policy over a vocabulary of thousands is never certain of every target, and never
+            // more uncertain than the uniform distribution over it.
+            if (m["rollouts_kept"].get<int>() > 0)
+                QVERIFY(m["entropy"].get<double>() > 0 && m["entropy"].get<double>() < 12.0);
+        }
         const auto rollouts = readLines((run / "rollouts" / "1.jsonl").string());
         QCOMPARE(rollouts.size(), std::size_t(4));
         for (const auto& r : rollouts) {
@@ -345,6 +362,7 @@ private slots:
             QVERIFY(r["candidate"].get<std::string>().find("#pragma dice device") !=
                     std::string::npos);
             QVERIFY(r.contains("hole") && r.contains("verdict") && r.contains("advantage"));
+            QVERIFY(r["prompt_tokens"].get<int>() > 0);
         }
         // A stop file: the run ends before its next step, with a checkpoint to resume from.
         json["phases"][0]["steps"] = 3;
@@ -360,6 +378,22 @@ private slots:
         metrics = readLines((run / "metrics.jsonl").string());
         QCOMPARE(metrics.size(), std::size_t(3));
         QCOMPARE(metrics.back()["step"].get<int>(), 3);
+
+        // A run of no step scores a checkpoint: one evaluation, and no model written again.
+        const nlohmann::json scoring = {
+            {"model", (run / "checkpoints" / "step-00000003").string()},
+            {"output", work.path() + "/score"},
+            {"threads", 2},
+            {"phases", {{{"kind", "end_to_end"}, {"steps", 0}}}},
+            {"reward", {{"mode", "compile"}}},
+            {"eval",
+             {{"every", 1}, {"max_tokens", 48}, {"data", {{"tasks", "builtin"}, {"limit", 2}}}}}};
+        const RlReport scored = trainRl(rlConfigFromJson(scoring));
+        QCOMPARE(scored.steps, std::int64_t(0));
+        const auto evaluations = readLines(work.path() + "/score/eval.jsonl");
+        QCOMPARE(evaluations.size(), std::size_t(1));
+        QCOMPARE(evaluations[0]["tasks"].get<int>(), 2);
+        QVERIFY(!std::filesystem::exists(work.path() + "/score/model"));
     }
 };
 

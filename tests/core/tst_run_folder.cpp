@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Reading run folders from outside the trainer: the JSON-lines follower and the run follower,
 // against a run folder written by `dice train rl` (tests/fixtures/rl-run, README there).
+#include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/train/run_folder.h"
 
@@ -127,6 +128,55 @@ private slots:
         std::ofstream(run / "status.json") << "{\"state\": \"sampling\", \"step\": 4}";
         QVERIFY(follower.poll());
         QCOMPARE(follower.status()["state"].get<std::string>(), std::string("sampling"));
+    }
+
+    // The replay of a rollout from the run folder: after its last step every answer token is in
+    // its cell; each step's tokens lie in one block, the blocks aligned after the prompt as the
+    // sampler aligned them; and a malformed trace is an error, not a picture.
+    void rolloutsReplayTheirTrace() {
+        const auto config =
+            nlohmann::json::parse(readTextFile((kFixture / "config.json").string()));
+        const std::int64_t block = config["rollout"]["block_length"].get<std::int64_t>();
+        int replayed = 0;
+        for (std::int64_t step = 1; step <= 3; ++step) {
+            for (const auto& rollout : readRollouts(kFixture, step)) {
+                const auto tokens = rollout["tokens"].get<std::vector<std::int64_t>>();
+                const auto steps = rollout["commit_step"].get<std::vector<std::int64_t>>();
+                const DecodeTrace trace = rolloutTrace(rollout, block);
+                QCOMPARE(static_cast<std::int64_t>(trace.stepCount()),
+                         *std::max_element(steps.begin(), steps.end()) + 1);
+                const auto cells = trace.cellsAfter(trace.stepCount());
+                QVERIFY(cells.size() >= tokens.size());
+                for (std::size_t i = 0; i < tokens.size(); ++i)
+                    QCOMPARE(cells[i].token, tokens[i]);
+                for (const DecodeStep& e : trace.events()) {
+                    if (e.kind != DecodeStep::Kind::Denoise)
+                        continue;
+                    QCOMPARE(e.blockLength, static_cast<int>(block));
+                    QCOMPARE((rollout["prompt_tokens"].get<std::int64_t>() + e.blockStart) % block,
+                             std::int64_t(0));
+                    for (auto p : e.positions)
+                        QVERIFY(p >= e.blockStart && p < e.blockStart + block);
+                }
+                ++replayed;
+            }
+        }
+        QCOMPARE(replayed, 12);
+        const auto fails = [block](nlohmann::json r) {
+            try {
+                rolloutTrace(r, block);
+            } catch (const Error&) {
+                return true;
+            }
+            return false;
+        };
+        QVERIFY(fails({{"tokens", {1, 2}}, {"commit_step", {0}}}));
+        QVERIFY(fails({{"tokens", {1}}, {"commit_step", {-1}}}));
+        QVERIFY(fails({{"tokens", {1}}, {"commit_step", {"0"}}}));
+        QVERIFY(fails({{"tokens", {1}}}));
+        QVERIFY(fails(nlohmann::json::array()));
+        QVERIFY(!fails(
+            {{"tokens", nlohmann::json::array()}, {"commit_step", nlohmann::json::array()}}));
     }
 
     void checkpointsAreListedOnlyWhenComplete() {

@@ -3,6 +3,7 @@
 // metrics.jsonl, taken in two pieces as a trainer that is still writing leaves it. Whatever it
 // holds, the follower must not crash, and must return every complete line that is a JSON object
 // exactly once, whatever the split.
+#include "core/common/error.h"
 #include "core/train/run_folder.h"
 
 #include <unistd.h>
@@ -58,6 +59,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     write(folder() / "status.json", input, false);
     dice::RlRunFollower run(folder());
     run.poll();
-    dice::readRollouts(folder(), 1);
+    // A rollout's trace is replayed from what the file says: it is either a trace or an Error.
+    for (const auto& rollout : dice::readRollouts(folder(), 1)) {
+        try {
+            const dice::DecodeTrace trace = dice::rolloutTrace(rollout, 1 + data[0] % 8);
+            trace.cellsAfter(trace.stepCount());
+        } catch (const dice::Error&) {
+        }
+    }
     return 0;
 }

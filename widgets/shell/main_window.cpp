@@ -72,6 +72,22 @@ MainWindow::MainWindow(WorkbenchState* state, Language* language, QWidget* paren
         m_state->setCandidate(code);
         showArea(Area::Profile);
     });
+    connect(m_finetune, &FinetuneArea::sendToProfile, this,
+            [this](const QString& task, const QString& code) {
+                // The rollout's task, so that Profile judges the code against what it was for.
+                if (m_state->suite().find(task.toStdString()))
+                    m_state->setCurrentTask(task);
+                else
+                    statusBar()->showMessage(
+                        tr("%1 is not a task of this suite; the current task is kept.").arg(task));
+                m_state->setCandidate(code);
+                showArea(Area::Profile);
+            });
+    connect(m_finetune, &FinetuneArea::sendToInfill, this, [this](const QString& code) {
+        m_infill->setSkeleton(code);
+        showArea(Area::Infill);
+    });
+    connect(m_finetune, &FinetuneArea::openModel, this, &MainWindow::loadModel);
     connect(state->modelRunner(), &ModelRunner::loadFailed, this, [this](const QString& message) {
         statusBar()->showMessage(tr("The model could not be loaded: %1").arg(message));
     });
