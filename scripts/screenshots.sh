@@ -44,3 +44,20 @@ shoot profile-diagnostics --lang en --task softmax --area profile --no-model \
 "$bin/dice" runs import "$here/bench/results/selftest-nvidia-h200.json" >"$work/import.txt"
 run="$(grep -m1 ': matmul, ' "$work/import.txt" | sed -E 's/^run ([0-9]+):.*/\1/')"
 shoot profile-h200 --lang en --task matmul --area profile --no-model --run "$run" --quit-after 4000
+
+# Fine-tune, following a BiC-RL run folder: by default the CPU demo run kept in docs/runs
+# (DICE_RL_RUN names another, such as a run copied back from a GPU server), compared with the
+# short run of the test fixture.
+rl_run="${DICE_RL_RUN:-$here/docs/runs/cpu-demo}"
+rl_compare="${DICE_RL_COMPARE:-$here/tests/fixtures/rl-run}"
+rl_step="${DICE_RL_STEP:-6}"
+shoot finetune-setup --lang en --area finetune --no-model --rl-run "$rl_run" --rl-page setup \
+    --quit-after 2500
+shoot finetune-curves --lang en --area finetune --no-model --rl-run "$rl_run" \
+    --rl-compare "$rl_compare" --rl-page curves --quit-after 4000
+shoot finetune-rollouts --lang en --area finetune --no-model --rl-run "$rl_run" \
+    --rl-page rollouts --rl-step "$rl_step" --quit-after 5000
+shoot finetune-checkpoints --lang en --area finetune --no-model --rl-run "$rl_run" \
+    --rl-page checkpoints --quit-after 2500
+shoot finetune-ja --lang ja --area finetune --no-model --rl-run "$rl_run" --rl-page curves \
+    --quit-after 4000

@@ -12,7 +12,7 @@ preset="${1:-dev}"
 
 packages=(
     cmake ninja-build g++ git pkg-config
-    qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools libgl-dev
+    qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-translations-l10n libgl-dev
     libqscintilla2-qt6-dev libqcustomplot-dev
     libtorch-dev nlohmann-json3-dev libpcre2-dev libicu-dev libsqlite3-dev
     xvfb xauth

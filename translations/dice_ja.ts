@@ -28,6 +28,113 @@
     </message>
 </context>
 <context>
+    <name>dice::CheckpointView</name>
+    <message>
+        <source>Scoring %1 failed: %2</source>
+        <translation>%1 の採点に失敗しました: %2</translation>
+    </message>
+    <message>
+        <source>it ended without a status; see %1</source>
+        <translation>状態を残さずに終了しました。%1 を参照してください</translation>
+    </message>
+    <message>
+        <source>%1 is scored.</source>
+        <translation>%1 を採点しました。</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>ステップ %1</translation>
+    </message>
+    <message>
+        <source>final model</source>
+        <translation>最終モデル</translation>
+    </message>
+    <message>
+        <source>not evaluated at this step</source>
+        <translation>このステップでは評価していません</translation>
+    </message>
+    <message>
+        <source>the starting model</source>
+        <translation>開始時のモデル</translation>
+    </message>
+    <message>
+        <source>Could not create %1.</source>
+        <translation>%1 を作成できませんでした。</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>%1 に書き込めませんでした: %2</translation>
+    </message>
+    <message>
+        <source>Scoring %1 could not start: %2</source>
+        <translation>%1 の採点を開始できませんでした: %2</translation>
+    </message>
+    <message>
+        <source>Scoring %1 on the built-in suite (greedy, judged as the run judges); its log is in %2.</source>
+        <translation>%1 を組み込みスイートで採点中です(貪欲デコード、判定は実行と同じ)。ログは %2 にあります。</translation>
+    </message>
+    <message>
+        <source>Checkpoint</source>
+        <translation>チェックポイント</translation>
+    </message>
+    <message>
+        <source>Held-out: correct</source>
+        <translation>評価用: 正解</translation>
+    </message>
+    <message>
+        <source>Held-out: mean reward</source>
+        <translation>評価用: 平均報酬</translation>
+    </message>
+    <message>
+        <source>Folder</source>
+        <translation>フォルダ</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>モデル</translation>
+    </message>
+    <message>
+        <source>Compiled</source>
+        <translation>コンパイル成功</translation>
+    </message>
+    <message>
+        <source>Correct (Exec)</source>
+        <translation>正解 (Exec)</translation>
+    </message>
+    <message>
+        <source>Level 1</source>
+        <translation>レベル 1</translation>
+    </message>
+    <message>
+        <source>Level 2</source>
+        <translation>レベル 2</translation>
+    </message>
+    <message>
+        <source>Level 3</source>
+        <translation>レベル 3</translation>
+    </message>
+    <message>
+        <source>Open as the current model</source>
+        <translation>現在のモデルとして開く</translation>
+    </message>
+    <message>
+        <source>Start a run from it</source>
+        <translation>ここから実行を始める</translation>
+    </message>
+    <message>
+        <source>Score on the built-in suite</source>
+        <translation>組み込みスイートで採点</translation>
+    </message>
+    <message>
+        <source>Score the starting model</source>
+        <translation>開始時のモデルを採点</translation>
+    </message>
+    <message>
+        <source>Scores on the built-in suite, greedy decoding, judged as the run judges (with the compile reward: compiled and the host part&apos;s dry run right). Correct is the paper&apos;s Exec; speedups (fast_p) need the timed reward and a GPU.</source>
+        <translation>組み込みスイートでの採点です(貪欲デコード、判定は実行と同じ。コンパイル報酬では、コンパイルが通りホスト部のドライランが正しいこと)。正解は論文の Exec にあたります。高速化 (fast_p) には計時付きの報酬と GPU が必要です。</translation>
+    </message>
+</context>
+<context>
     <name>dice::DecodePlots</name>
     <message>
         <source>Committed per step</source>
@@ -321,64 +428,176 @@ committed at step %4 (block %5), confidence %6</source>
 <context>
     <name>dice::FinetuneArea</name>
     <message>
-        <source>Phases</source>
-        <translation>フェーズ</translation>
-    </message>
-    <message>
         <source>Rollouts</source>
         <translation>ロールアウト</translation>
     </message>
     <message>
-        <source>Policy update</source>
-        <translation>方策の更新</translation>
+        <source>%1 is not a folder.</source>
+        <translation>%1 はフォルダではありません。</translation>
     </message>
     <message>
-        <source>Kernel-infilling steps</source>
-        <translation>カーネル穴埋めのステップ数</translation>
+        <source>Run folder to compare</source>
+        <translation>比較する実行フォルダ</translation>
     </message>
     <message>
-        <source>End-to-end steps</source>
-        <translation>エンドツーエンドのステップ数</translation>
+        <source>Run folder</source>
+        <translation>実行フォルダ</translation>
     </message>
     <message>
-        <source>Tasks per step</source>
-        <translation>ステップあたりのタスク数</translation>
+        <source>A trainer is running on this run.</source>
+        <translation>この実行ではトレーナーが動作中です。</translation>
     </message>
     <message>
-        <source>Responses per task</source>
-        <translation>タスクあたりの応答数</translation>
+        <source>Could not create the run folder %1.</source>
+        <translation>実行フォルダ %1 を作成できませんでした。</translation>
     </message>
     <message>
-        <source>Dynamic threshold</source>
-        <translation>動的しきい値</translation>
+        <source>Could not write %1: %2</source>
+        <translation>%1 に書き込めませんでした: %2</translation>
     </message>
     <message>
-        <source>Learning rate</source>
-        <translation>学習率</translation>
+        <source>Run: %1</source>
+        <translation>実行: %1</translation>
     </message>
     <message>
-        <source>PPO clip</source>
-        <translation>PPO クリップ</translation>
+        <source>No run is open: set one up and start it, or open a run folder.</source>
+        <translation>実行が開かれていません。設定して開始するか、実行フォルダを開いてください。</translation>
     </message>
     <message>
-        <source>KL weight</source>
-        <translation>KL の重み</translation>
+        <source>The trainer runs as its own process and writes the run folder; this area follows it.</source>
+        <translation>トレーナーは独立したプロセスとして動き、実行フォルダに書き込みます。この画面はそれを追跡します。</translation>
     </message>
     <message>
-        <source>Data schedule: single operators (level 1), then fusions (level 2), then model blocks (level 3), within each phase.</source>
-        <translation>データスケジュール: 各フェーズの中で、単一演算子（レベル 1）、融合（レベル 2）、モデルブロック（レベル 3）の順に進みます。</translation>
+        <source>sampling: %1 of %2 rollouts</source>
+        <translation>サンプリング: %2 件中 %1 件のロールアウト</translation>
     </message>
     <message>
-        <source>Start fine-tuning</source>
-        <translation>ファインチューニングを開始</translation>
+        <source>judging: %1 of %2 rollouts</source>
+        <translation>判定: %2 件中 %1 件のロールアウト</translation>
     </message>
     <message>
-        <source>Reinforcement-learning fine-tuning is not part of this version; its settings are shown for planning.</source>
-        <translation>強化学習によるファインチューニングはこのバージョンには含まれていません。設定は計画用に表示しています。</translation>
+        <source>updating: %1 of %2 micro-batches</source>
+        <translation>更新: %2 個中 %1 個のマイクロバッチ</translation>
     </message>
     <message>
-        <source>No model is loaded. Reinforcement-learning fine-tuning is not part of this version.</source>
-        <translation>モデルが読み込まれていません。強化学習によるファインチューニングはこのバージョンには含まれていません。</translation>
+        <source>evaluating on the held-out tasks</source>
+        <translation>評価用タスクで評価中</translation>
+    </message>
+    <message>
+        <source>loading the model and the tasks</source>
+        <translation>モデルとタスクを読み込み中</translation>
+    </message>
+    <message>
+        <source>kernel infilling</source>
+        <translation>カーネル穴埋め</translation>
+    </message>
+    <message>
+        <source>end to end</source>
+        <translation>エンドツーエンド</translation>
+    </message>
+    <message>
+        <source>The trainer of this run is no longer running (killed, or its machine restarted) at step %1; Resume continues from the newest checkpoint.</source>
+        <translation>この実行のトレーナーはステップ %1 で停止しています(強制終了されたか、マシンが再起動されました)。「再開」で最新のチェックポイントから続けます。</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2 (%3): %4, %5 s.</source>
+        <translation>ステップ %1 / %2(%3): %4、%5 秒。</translation>
+    </message>
+    <message>
+        <source>Pausing after this step.</source>
+        <translation>このステップの後で一時停止します。</translation>
+    </message>
+    <message>
+        <source>Stopping after this step.</source>
+        <translation>このステップの後で停止します。</translation>
+    </message>
+    <message>
+        <source>Finished: %1 steps in %2 s.</source>
+        <translation>完了: %1 ステップ、%2 秒。</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>一時停止</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>中断</translation>
+    </message>
+    <message>
+        <source>%1 after step %2 of %3, with a checkpoint; Resume continues it.</source>
+        <translation>ステップ %2 / %3 の後で%1しました(チェックポイントあり)。「再開」で続けます。</translation>
+    </message>
+    <message>
+        <source>The trainer failed: %1</source>
+        <translation>トレーナーが失敗しました: %1</translation>
+    </message>
+    <message>
+        <source>The trainer is starting.</source>
+        <translation>トレーナーを起動中です。</translation>
+    </message>
+    <message>
+        <source>This folder holds no status yet.</source>
+        <translation>このフォルダにはまだ状態がありません。</translation>
+    </message>
+    <message>
+        <source>(%1)</source>
+        <translation>(%1)</translation>
+    </message>
+    <message>
+        <source>Set-up</source>
+        <translation>設定</translation>
+    </message>
+    <message>
+        <source>Curves</source>
+        <translation>曲線</translation>
+    </message>
+    <message>
+        <source>Checkpoints</source>
+        <translation>チェックポイント</translation>
+    </message>
+    <message>
+        <source>Trainer log</source>
+        <translation>トレーナーのログ</translation>
+    </message>
+    <message>
+        <source>Open run…</source>
+        <translation>実行を開く…</translation>
+    </message>
+    <message>
+        <source>Compare with…</source>
+        <translation>比較対象を追加…</translation>
+    </message>
+    <message>
+        <source>Clear comparison</source>
+        <translation>比較を解除</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>開始</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>一時停止</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>再開</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>End the run after its current step, with a checkpoint.</source>
+        <translation>現在のステップの後で、チェックポイントを残して実行を終えます。</translation>
+    </message>
+    <message>
+        <source>End the run after its current step, with a checkpoint; unlike a pause it is not meant to be resumed.</source>
+        <translation>現在のステップの後で、チェックポイントを残して実行を終えます。一時停止と違い、再開を前提としません。</translation>
     </message>
 </context>
 <context>
@@ -623,10 +842,6 @@ committed at step %4 (block %5), confidence %6</source>
         <source>Autoregressive: %1 tokens, %2 tokens/s, %3 forward passes per token</source>
         <translation>自己回帰: %1 トークン、毎秒 %2 トークン、1 トークンあたり順伝播 %3 回</translation>
     </message>
-    <message>
-        <source>%1: %2</source>
-        <translation>%1: %2</translation>
-    </message>
 </context>
 <context>
     <name>dice::InfillArea</name>
@@ -860,6 +1075,10 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>&amp;Unload the model</source>
         <translation>モデルを解放(&amp;U)</translation>
+    </message>
+    <message>
+        <source>%1 is not a task of this suite; the current task is kept.</source>
+        <translation>%1 はこのスイートのタスクではありません。現在のタスクはそのままです。</translation>
     </message>
 </context>
 <context>
@@ -1196,6 +1415,193 @@ committed at step %4 (block %5), confidence %6</source>
     </message>
 </context>
 <context>
+    <name>dice::RolloutBrowser</name>
+    <message numerus="yes">
+        <source>%n rollout(s), %1 correct, %2 kept</source>
+        <translation>
+            <numerusform>ロールアウト %n 件、正解 %1 件、採用 %2 件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The run&apos;s model folder is not on this machine: tokens are shown with the loaded model&apos;s vocabulary, or as numbers.</source>
+        <translation>この実行のモデルフォルダはこのマシンにありません。トークンは読み込み済みモデルの語彙で、なければ番号で表示します。</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>ステップ %1</translation>
+    </message>
+    <message>
+        <source>Best: reward %1, %2</source>
+        <translation>最良: 報酬 %1、%2</translation>
+    </message>
+    <message>
+        <source>Worst: reward %1, %2</source>
+        <translation>最悪: 報酬 %1、%2</translation>
+    </message>
+    <message>
+        <source>This rollout&apos;s trace cannot be replayed: %1</source>
+        <translation>このロールアウトの軌跡は再生できません: %1</translation>
+    </message>
+    <message>
+        <source>Rollouts of</source>
+        <translation>ロールアウト:</translation>
+    </message>
+    <message>
+        <source>Filter by task, verdict or flag</source>
+        <translation>タスク・判定・フラグで絞り込み</translation>
+    </message>
+    <message>
+        <source>Denoising</source>
+        <translation>デノイジング</translation>
+    </message>
+    <message>
+        <source>Answer</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <source>Candidate</source>
+        <translation>候補</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>プロンプト</translation>
+    </message>
+    <message>
+        <source>Judge&apos;s message</source>
+        <translation>判定のメッセージ</translation>
+    </message>
+    <message>
+        <source>Best and worst of the group</source>
+        <translation>グループの最良と最悪</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>一時停止</translation>
+    </message>
+    <message>
+        <source>Replay</source>
+        <translation>再生</translation>
+    </message>
+    <message>
+        <source>Send to Profile</source>
+        <translation>プロファイルへ送る</translation>
+    </message>
+    <message>
+        <source>Send to Infill</source>
+        <translation>穴埋めへ送る</translation>
+    </message>
+</context>
+<context>
+    <name>dice::RolloutModel</name>
+    <message>
+        <source>hack: %1</source>
+        <translation>不正: %1</translation>
+    </message>
+    <message>
+        <source>ended by %1</source>
+        <translation>終了理由 %1</translation>
+    </message>
+    <message>
+        <source>hole %1</source>
+        <translation>穴 %1</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>はい</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>いいえ</translation>
+    </message>
+    <message>
+        <source>Group</source>
+        <translation>グループ</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>タスク</translation>
+    </message>
+    <message>
+        <source>Level</source>
+        <translation>レベル</translation>
+    </message>
+    <message>
+        <source>Reward</source>
+        <translation>報酬</translation>
+    </message>
+    <message>
+        <source>Advantage</source>
+        <translation>アドバンテージ</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>判定</translation>
+    </message>
+    <message>
+        <source>Flags</source>
+        <translation>フラグ</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>トークン</translation>
+    </message>
+    <message>
+        <source>Passes</source>
+        <translation>パス数</translation>
+    </message>
+    <message>
+        <source>Kept</source>
+        <translation>採用</translation>
+    </message>
+</context>
+<context>
+    <name>dice::RunCurves</name>
+    <message>
+        <source>Reward: mean and spread</source>
+        <translation>報酬: 平均とばらつき</translation>
+    </message>
+    <message>
+        <source>Pass rate by level (1 —, 2 – –, 3 ···)</source>
+        <translation>レベル別正解率(1 —、2 – –、3 ···)</translation>
+    </message>
+    <message>
+        <source>Groups dropped (equal rewards)</source>
+        <translation>除外されたグループ(報酬がすべて同じ)</translation>
+    </message>
+    <message>
+        <source>Policy loss</source>
+        <translation>方策損失</translation>
+    </message>
+    <message>
+        <source>KL to the sampling policy</source>
+        <translation>サンプリング方策との KL</translation>
+    </message>
+    <message>
+        <source>Clip fraction</source>
+        <translation>クリップ率</translation>
+    </message>
+    <message>
+        <source>Entropy at the targets (nats)</source>
+        <translation>対象トークンのエントロピー (nat)</translation>
+    </message>
+    <message>
+        <source>Answer length (tokens)</source>
+        <translation>回答の長さ(トークン)</translation>
+    </message>
+    <message>
+        <source>Seconds: sampling —, judging – –, updating ···</source>
+        <translation>秒: サンプリング —、判定 – –、更新 ···</translation>
+    </message>
+    <message>
+        <source>Held-out: share correct</source>
+        <translation>評価用: 正解の割合</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>ステップ</translation>
+    </message>
+</context>
+<context>
     <name>dice::RunHistory</name>
     <message>
         <source>When (UTC)</source>
@@ -1337,6 +1743,277 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>Device</source>
         <translation>デバイス</translation>
+    </message>
+</context>
+<context>
+    <name>dice::RunSetup</name>
+    <message>
+        <source>Model</source>
+        <translation>モデル</translation>
+    </message>
+    <message>
+        <source>Run folder</source>
+        <translation>実行フォルダ</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>デバイス</translation>
+    </message>
+    <message>
+        <source>GPU indices of the evaluation workers; an index repeated gives that GPU more workers (for example 0,0,1).</source>
+        <translation>評価ワーカーの GPU 番号。同じ番号を繰り返すとその GPU のワーカーが増えます(例: 0,0,1)。</translation>
+    </message>
+    <message>
+        <source>Judging GPUs</source>
+        <translation>判定に使う GPU</translation>
+    </message>
+    <message>
+        <source>CPU threads (0: all)</source>
+        <translation>CPU スレッド数(0: すべて)</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>シード</translation>
+    </message>
+    <message>
+        <source>builtin (the workbench&apos;s suite), a corpus folder of dice data synth, or a folder of imported KernelBench problems</source>
+        <translation>builtin(ワークベンチのスイート)、dice data synth のコーパスフォルダ、または取り込んだ KernelBench 問題のフォルダ</translation>
+    </message>
+    <message>
+        <source>Only these tasks (names separated by commas); empty: every task.</source>
+        <translation>これらのタスクのみ(名前をカンマ区切り)。空欄: すべてのタスク。</translation>
+    </message>
+    <message>
+        <source>Kernel-infilling steps</source>
+        <translation>カーネル穴埋めのステップ数</translation>
+    </message>
+    <message>
+        <source>Infilling tasks</source>
+        <translation>穴埋めのタスク</translation>
+    </message>
+    <message>
+        <source>Infilling task names</source>
+        <translation>穴埋めのタスク名</translation>
+    </message>
+    <message>
+        <source>End-to-end steps</source>
+        <translation>エンドツーエンドのステップ数</translation>
+    </message>
+    <message>
+        <source>End-to-end tasks</source>
+        <translation>エンドツーエンドのタスク</translation>
+    </message>
+    <message>
+        <source>End-to-end task names</source>
+        <translation>エンドツーエンドのタスク名</translation>
+    </message>
+    <message>
+        <source>Schedule</source>
+        <translation>スケジュール</translation>
+    </message>
+    <message>
+        <source>Tasks per step</source>
+        <translation>ステップあたりのタスク数</translation>
+    </message>
+    <message>
+        <source>Rollouts per task</source>
+        <translation>タスクあたりのロールアウト数</translation>
+    </message>
+    <message>
+        <source>Block length</source>
+        <translation>ブロック長</translation>
+    </message>
+    <message>
+        <source>Denoising steps per block</source>
+        <translation>ブロックあたりのデノイジングステップ数</translation>
+    </message>
+    <message>
+        <source>Remasking</source>
+        <translation>リマスキング</translation>
+    </message>
+    <message>
+        <source>Dynamic threshold</source>
+        <translation>動的しきい値</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Most tokens per answer</source>
+        <translation>回答あたりの最大トークン数</translation>
+    </message>
+    <message>
+        <source>Sequences decoded together</source>
+        <translation>同時にデコードする系列数</translation>
+    </message>
+    <message>
+        <source>Reward</source>
+        <translation>報酬</translation>
+    </message>
+    <message>
+        <source>Tolerance</source>
+        <translation>許容誤差</translation>
+    </message>
+    <message>
+        <source>Speedup weight</source>
+        <translation>高速化の重み</translation>
+    </message>
+    <message>
+        <source>Speedup clip</source>
+        <translation>高速化の上限</translation>
+    </message>
+    <message>
+        <source>Coverage weight</source>
+        <translation>カバレッジの重み</translation>
+    </message>
+    <message>
+        <source>Compile threads</source>
+        <translation>コンパイルスレッド数</translation>
+    </message>
+    <message>
+        <source>Learning rate</source>
+        <translation>学習率</translation>
+    </message>
+    <message>
+        <source>Rollouts per pass</source>
+        <translation>パスあたりのロールアウト数</translation>
+    </message>
+    <message>
+        <source>Passes per optimizer step</source>
+        <translation>オプティマイザステップあたりのパス数</translation>
+    </message>
+    <message>
+        <source>Gradient clipping</source>
+        <translation>勾配クリッピング</translation>
+    </message>
+    <message>
+        <source>PPO clip</source>
+        <translation>PPO クリップ</translation>
+    </message>
+    <message>
+        <source>KL weight</source>
+        <translation>KL の重み</translation>
+    </message>
+    <message>
+        <source>Evaluate every (steps)</source>
+        <translation>評価の間隔(ステップ)</translation>
+    </message>
+    <message>
+        <source>Held-out tasks: builtin or a folder; empty: no evaluation.</source>
+        <translation>評価用タスク: builtin またはフォルダ。空欄: 評価しない。</translation>
+    </message>
+    <message>
+        <source>Held-out tasks</source>
+        <translation>評価用タスク</translation>
+    </message>
+    <message>
+        <source>Held-out task names</source>
+        <translation>評価用タスク名</translation>
+    </message>
+    <message>
+        <source>Held-out most tokens</source>
+        <translation>評価時の最大トークン数</translation>
+    </message>
+    <message>
+        <source>Checkpoint every (steps)</source>
+        <translation>チェックポイントの間隔(ステップ)</translation>
+    </message>
+    <message>
+        <source>Checkpoints kept</source>
+        <translation>保持するチェックポイント数</translation>
+    </message>
+    <message>
+        <source>Model folder</source>
+        <translation>モデルフォルダ</translation>
+    </message>
+    <message>
+        <source>Choose a run folder.</source>
+        <translation>実行フォルダを選んでください。</translation>
+    </message>
+    <message>
+        <source>Save the run&apos;s configuration</source>
+        <translation>実行の設定を保存</translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation>JSON ファイル (*.json)</translation>
+    </message>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>%1 に書き込めませんでした: %2</translation>
+    </message>
+    <message>
+        <source>Open a run&apos;s configuration</source>
+        <translation>実行の設定を開く</translation>
+    </message>
+    <message>
+        <source>the file is larger than 4 MiB</source>
+        <translation>ファイルが 4 MiB を超えています</translation>
+    </message>
+    <message>
+        <source>%1 cannot be used: %2</source>
+        <translation>%1 は使えません: %2</translation>
+    </message>
+    <message>
+        <source>Start from</source>
+        <translation>開始点</translation>
+    </message>
+    <message>
+        <source>The paper&apos;s recipe (GPU)</source>
+        <translation>論文の手順 (GPU)</translation>
+    </message>
+    <message>
+        <source>CPU demo (DICE-nano, minutes on two cores)</source>
+        <translation>CPU デモ(DICE-nano、2 コアで数分)</translation>
+    </message>
+    <message>
+        <source>Model and run</source>
+        <translation>モデルと実行</translation>
+    </message>
+    <message>
+        <source>Phases and data</source>
+        <translation>フェーズとデータ</translation>
+    </message>
+    <message>
+        <source>Rollouts</source>
+        <translation>ロールアウト</translation>
+    </message>
+    <message>
+        <source>Policy update</source>
+        <translation>方策の更新</translation>
+    </message>
+    <message>
+        <source>Held-out evaluation and checkpoints</source>
+        <translation>評価用タスクとチェックポイント</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>参照…</translation>
+    </message>
+    <message>
+        <source>Loaded model</source>
+        <translation>読み込み済みモデル</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>コマンド</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>コピー</translation>
+    </message>
+    <message>
+        <source>Save configuration…</source>
+        <translation>設定を保存…</translation>
+    </message>
+    <message>
+        <source>Open configuration…</source>
+        <translation>設定を開く…</translation>
+    </message>
+    <message>
+        <source>embedded, or a model folder</source>
+        <translation>embedded またはモデルフォルダ</translation>
     </message>
 </context>
 <context>
@@ -1538,6 +2215,29 @@ committed at step %4 (block %5), confidence %6</source>
     </message>
 </context>
 <context>
+    <name>dice::TrainerProcess</name>
+    <message>
+        <source>Could not write %1: %2</source>
+        <translation>%1 に書き込めませんでした: %2</translation>
+    </message>
+    <message>
+        <source>A trainer is running already.</source>
+        <translation>トレーナーはすでに動作中です。</translation>
+    </message>
+    <message>
+        <source>The trainer program %1 is missing.</source>
+        <translation>トレーナーのプログラム %1 が見つかりません。</translation>
+    </message>
+    <message>
+        <source>Could not create the run folder %1.</source>
+        <translation>実行フォルダ %1 を作成できませんでした。</translation>
+    </message>
+    <message>
+        <source>The trainer could not be started: %1</source>
+        <translation>トレーナーを起動できませんでした: %1</translation>
+    </message>
+</context>
+<context>
     <name>dice::TrialModel</name>
     <message>
         <source>yes</source>
@@ -1570,6 +2270,41 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>Detail</source>
         <translation>詳細</translation>
+    </message>
+</context>
+<context>
+    <name>dice::Verdict</name>
+    <message>
+        <source>correct</source>
+        <translation>正解</translation>
+    </message>
+    <message>
+        <source>wrong output</source>
+        <translation>出力が誤り</translation>
+    </message>
+    <message>
+        <source>compile error</source>
+        <translation>コンパイルエラー</translation>
+    </message>
+    <message>
+        <source>not a valid candidate</source>
+        <translation>無効な候補</translation>
+    </message>
+    <message>
+        <source>runtime error</source>
+        <translation>実行時エラー</translation>
+    </message>
+    <message>
+        <source>timed out</source>
+        <translation>タイムアウト</translation>
+    </message>
+    <message>
+        <source>PyTorch fallback</source>
+        <translation>PyTorch へのフォールバック</translation>
+    </message>
+    <message>
+        <source>not run</source>
+        <translation>未実行</translation>
     </message>
 </context>
 </TS>

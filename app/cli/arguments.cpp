@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include <unistd.h>
+
 namespace dice::cli {
 
 Arguments::Arguments(const std::vector<std::string>& args, const std::vector<std::string>& flags,
@@ -97,6 +99,11 @@ std::vector<int> gpuIndexList(const std::string& list) {
         devices.push_back(static_cast<int>(v));
     }
     return devices;
+}
+
+bool progressShown() {
+    static const bool terminal = ::isatty(STDERR_FILENO) == 1;
+    return terminal;
 }
 
 } // namespace dice::cli

@@ -37,4 +37,8 @@ private:
 // 1). Throws Error quoting the list when an item is not an index.
 std::vector<int> gpuIndexList(const std::string& list);
 
+// Whether standard error is a terminal: progress redrawn in place with \r is written only there,
+// as in a redirected file it would be a line per update.
+bool progressShown();
+
 } // namespace dice::cli

@@ -107,11 +107,13 @@ int curate(const std::vector<std::string>& words, const std::vector<std::string>
         for (const auto& d : splitList(args.value("devices")))
             options.devices.push_back(std::stoi(d));
     }
-    options.progress = [](std::size_t done, std::size_t total, const std::string& what) {
-        std::cerr << "\r" << done << "/" << total << " " << what << "          " << std::flush;
-    };
+    if (progressShown())
+        options.progress = [](std::size_t done, std::size_t total, const std::string& what) {
+            std::cerr << "\r" << done << "/" << total << " " << what << "          " << std::flush;
+        };
     const CurationReport report = curateCorpus(options);
-    std::cerr << "\n";
+    if (progressShown())
+        std::cerr << "\n";
     if (args.has("report")) {
         nlohmann::json file = resultFileHeader("data-curate", argv);
         file["curation"] = toJson(report);

@@ -53,16 +53,6 @@ const char* const kUsage =
     "Exit status: 0 when every candidate is correct (or could not run for lack of a GPU),\n"
     "1 otherwise, 2 for a usage error.\n";
 
-Task findTask(const std::string& nameOrPath) {
-    std::error_code ec;
-    if (std::filesystem::is_regular_file(nameOrPath, ec))
-        return loadTask(nameOrPath);
-    const TaskSuite suite = loadTaskSuite(builtinTaskDirectory());
-    if (const Task* t = suite.find(nameOrPath))
-        return *t;
-    throw Error("no built-in task named '" + nameOrPath + "' and no such task file");
-}
-
 void printResult(const EvaluationResult& r, std::ostream& out) {
     out << r.task << " (level " << r.level << ", preset " << r.preset << ")";
     if (!r.device.empty())
@@ -198,11 +188,11 @@ int commandEval(const Invocation& in) {
         } else {
             r = evaluator.evaluate(task, source, name, options,
                                    [&](const std::string&, double, const std::string& message) {
-                                       if (!json && !message.empty())
+                                       if (!json && !message.empty() && progressShown())
                                            std::cerr << "\r" << std::left << std::setw(40)
                                                      << message << std::flush;
                                    });
-            if (!json)
+            if (!json && progressShown())
                 std::cerr << "\r" << std::string(40, ' ') << "\r" << std::flush;
         }
         const std::int64_t id = keep(r, source);

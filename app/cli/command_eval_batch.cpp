@@ -108,7 +108,8 @@ int evalBatch(const Invocation& in) {
             ready[index] = std::move(line);
             while (written < ready.size() && !ready[written].is_null())
                 out << ready[written++].dump() << "\n" << std::flush;
-            std::cerr << "\r" << done << "/" << total << " judged" << std::flush;
+            if (progressShown())
+                std::cerr << "\r" << done << "/" << total << " judged" << std::flush;
         });
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -120,8 +121,9 @@ int evalBatch(const Invocation& in) {
         hacks += j.reward.hack ? 1 : 0;
         total += j.reward.value;
     }
-    std::cerr << "\r" << judged.size() << " candidates judged in " << formatFixed(seconds, 1)
-              << " s (" << formatFixed(judged.size() / std::max(seconds, 1e-9), 1)
+    std::cerr << (progressShown() ? "\r" : "") << judged.size() << " candidates judged in "
+              << formatFixed(seconds, 1) << " s ("
+              << formatFixed(judged.size() / std::max(seconds, 1e-9), 1)
               << " per second), mean reward " << formatFixed(total / judged.size(), 3) << ":";
     for (const auto& [verdict, count] : verdicts)
         std::cerr << " " << verdict << " " << count;

@@ -22,7 +22,7 @@ namespace dice::cli {
 namespace {
 
 const char* const kUsage =
-    "usage: dice generate --model DIR (--prompt TEXT [--chat] | --task FILE) [--block N]\n"
+    "usage: dice generate --model DIR (--prompt TEXT [--chat] | --task TASK) [--block N]\n"
     "                     [--steps N]\n"
     "                     [--strategy static|dynamic|sequential|entropy] [--threshold X]\n"
     "                     [--eb-threshold X] [--temperature X] [--top-k N] [--top-p X]\n"
@@ -30,10 +30,11 @@ const char* const kUsage =
     "                     [--dtype bf16|fp16|fp32] [--threads N] [--trace FILE]\n\n"
     "Generates with SDAR block diffusion from a Hugging Face checkpoint folder (config.json,\n"
     "tokenizer.json, model.safetensors or a sharded index). --chat wraps the prompt in the\n"
-    "Qwen3 chat template. --task asks for a candidate of a task file with the native\n"
-    "generation prompt (the embedded model's), in the chat template. --trace writes one JSON\n"
-    "line per decoding step. The answer goes to standard output, progress and figures to\n"
-    "standard error.\n";
+    "Qwen3 chat template. --task asks for a candidate of a task (a built-in task's name or a\n"
+    "task file) with the native generation prompt (the embedded model's), in the chat\n"
+    "template. Decoding is greedy unless --temperature is above 0, as in the Generate area.\n"
+    "--trace writes one JSON line per decoding step. The answer goes to standard output,\n"
+    "figures to standard error, and the loading progress too when it is a terminal.\n";
 
 } // namespace
 
@@ -57,7 +58,7 @@ int commandGenerate(const Invocation& in) {
     }
     // A bad task file is reported before the model is loaded.
     const std::string taskPrompt =
-        args.has("task") ? nativeGenerationPrompt(loadTask(args.value("task"))) : std::string();
+        args.has("task") ? nativeGenerationPrompt(findTask(args.value("task"))) : std::string();
     const std::string folder = args.value("model");
     const std::string device = args.value("device", "cpu");
     LoadOptions load;
@@ -76,8 +77,9 @@ int commandGenerate(const Invocation& in) {
         throw Error("--dtype must be bf16, fp16 or fp32, not \"" + dtype + "\"");
     load.placement.dtype = *parsedDtype;
 
-    load.progress = [](const LoadProgress& p) {
-        if (p.bytesTotal == 0)
+    const bool terminal = progressShown();
+    load.progress = [terminal](const LoadProgress& p) {
+        if (p.bytesTotal == 0 || !terminal)
             return;
         std::fprintf(stderr, "\rloading %3d%%  %-60.60s",
                      static_cast<int>(100.0 * static_cast<double>(p.bytesDone) /
@@ -88,7 +90,8 @@ int commandGenerate(const Invocation& in) {
     SessionOptions sessionOptions;
     sessionOptions.load = load;
     auto session = ModelSession::open(folder, sessionOptions);
-    std::fprintf(stderr, "\n");
+    if (terminal)
+        std::fprintf(stderr, "\n");
     const auto& config = session->summary().config;
 
     SamplerOptions options;
@@ -102,7 +105,7 @@ int commandGenerate(const Invocation& in) {
     options.strategy = *parsedStrategy;
     options.threshold = args.number("threshold", 0.9);
     options.ebThreshold = args.number("eb-threshold", 0.35);
-    options.temperature = args.number("temperature", 1.0);
+    options.temperature = args.number("temperature", 0.0);
     options.topK = args.integer("top-k", 0);
     options.topP = args.number("top-p", 1.0);
     options.rawConfidence = args.flag("raw-confidence");

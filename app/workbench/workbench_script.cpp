@@ -3,6 +3,9 @@
 
 #include "core/common/error.h"
 #include "core/eval/candidate.h"
+#include "widgets/finetune/finetune_area.h"
+#include "widgets/finetune/rollout_browser.h"
+#include "widgets/finetune/rollout_model.h"
 #include "widgets/generate/generate_area.h"
 #include "widgets/infill/infill_area.h"
 #include "widgets/profile/profile_area.h"
@@ -14,6 +17,8 @@
 #include <QCommandLineParser>
 #include <QFile>
 #include <QSlider>
+#include <QSortFilterProxyModel>
+#include <QTableView>
 #include <QTimer>
 
 namespace dice {
@@ -49,8 +54,22 @@ WorkbenchScript::WorkbenchScript(QCommandLineParser& parser)
                QStringLiteral("file"))
     , m_run(QStringLiteral("run"),
             QStringLiteral("Run of the run store to open in the Profile area."),
-            QStringLiteral("id")) {
-    parser.addOptions({m_area, m_screenshot, m_quitAfter, m_generate, m_fill, m_source, m_run});
+            QStringLiteral("id"))
+    , m_rlRun(QStringLiteral("rl-run"), QStringLiteral("RL run folder to follow in Fine-tune."),
+              QStringLiteral("folder"))
+    , m_rlCompare(QStringLiteral("rl-compare"),
+                  QStringLiteral("RL run folder whose curves are drawn over --rl-run's."),
+                  QStringLiteral("folder"))
+    , m_rlPage(QStringLiteral("rl-page"),
+               QStringLiteral("Fine-tune page to show: setup, curves, rollouts, checkpoints or "
+                              "log."),
+               QStringLiteral("name"))
+    , m_rlStep(QStringLiteral("rl-step"),
+               QStringLiteral("Step whose rollouts Fine-tune shows, the best of its first group "
+                              "opened and replayed to its middle."),
+               QStringLiteral("step")) {
+    parser.addOptions({m_area, m_screenshot, m_quitAfter, m_generate, m_fill, m_source, m_run,
+                       m_rlRun, m_rlCompare, m_rlPage, m_rlStep});
 }
 
 bool WorkbenchScript::open(MainWindow& window) const {
@@ -68,6 +87,31 @@ bool WorkbenchScript::open(MainWindow& window) const {
         } catch (const Error& e) {
             qWarning("%s", e.what());
             return false;
+        }
+    }
+    if (m_parser.isSet(m_rlRun)) {
+        FinetuneArea* area = window.finetuneArea();
+        if (!area->openRun(m_parser.value(m_rlRun)))
+            return false;
+        if (m_parser.isSet(m_rlCompare))
+            area->addComparison(m_parser.value(m_rlCompare));
+        const QStringList pages = {QStringLiteral("setup"), QStringLiteral("curves"),
+                                   QStringLiteral("rollouts"), QStringLiteral("checkpoints"),
+                                   QStringLiteral("log")};
+        const auto page = pages.indexOf(m_parser.value(m_rlPage));
+        if (page >= 0)
+            area->showPage(static_cast<FinetuneArea::Page>(page));
+        if (m_parser.isSet(m_rlStep)) {
+            RolloutBrowser* browser = area->rollouts();
+            QObject::connect(browser, &RolloutBrowser::rolloutsShown, browser, [browser] {
+                const int best = browser->model()->bestAndWorst(0).first;
+                for (int row = 0; row < browser->proxy()->rowCount(); ++row)
+                    if (browser->proxy()->mapToSource(browser->proxy()->index(row, 0)).row() ==
+                        best)
+                        browser->table()->selectRow(row);
+                browser->timeline()->setValue(browser->timeline()->maximum() / 2);
+            });
+            browser->showStep(m_parser.value(m_rlStep).toLongLong());
         }
     }
     if (m_parser.isSet(m_run) &&

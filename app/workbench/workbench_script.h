@@ -11,8 +11,9 @@ class MainWindow;
 class WorkbenchState;
 
 // What dice-workbench can be told on its command line to do by itself, for the screenshots and
-// the smoke checks: open a work area, a source file or a stored run; generate, or fill every
-// hole, once the model is loaded; save a picture of the window and quit.
+// the smoke checks: open a work area, a source file or a stored run; follow an RL run folder in
+// Fine-tune, on one of its pages, with its rollouts of a step; generate, or fill every hole, once
+// the model is loaded; save a picture of the window and quit.
 class WorkbenchScript {
 public:
     // Adds the options to parser, which is read before open() and start().
@@ -33,6 +34,10 @@ private:
     QCommandLineOption m_fill;
     QCommandLineOption m_source;
     QCommandLineOption m_run;
+    QCommandLineOption m_rlRun;
+    QCommandLineOption m_rlCompare;
+    QCommandLineOption m_rlPage;
+    QCommandLineOption m_rlStep;
 };
 
 } // namespace dice

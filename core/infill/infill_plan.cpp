@@ -81,8 +81,10 @@ HoleContent contentFromAnswer(const std::string& context, const std::string& hol
     const auto found = findHole(context, hole);
     if (found && infillDialect(context) == InfillDialect::KernelBench) {
         const InfillContext parts = infillContext(context, *found);
-        const auto splice = kernelbench::spliceInfill(extracted.found ? extracted.code : answer,
-                                                      parts.prefix, parts.suffix);
+        // A raw answer still holds the model's own tokens (<|im_end|>, masks left unfilled).
+        const auto splice = kernelbench::spliceInfill(
+            extracted.found ? extracted.code : kernelbench::stripModelTokens(answer), parts.prefix,
+            parts.suffix);
         out.content = splice.middle;
         out.note = splice.note;
         return out;

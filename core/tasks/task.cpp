@@ -641,4 +641,14 @@ std::string builtinTaskDirectory() {
     return (std::filesystem::path(dataDirectory()) / "tasks").string();
 }
 
+Task findTask(const std::string& nameOrPath) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(nameOrPath, ec))
+        return loadTask(nameOrPath);
+    const TaskSuite suite = loadTaskSuite(builtinTaskDirectory());
+    if (const Task* t = suite.find(nameOrPath))
+        return *t;
+    throw Error("no built-in task named '" + nameOrPath + "' and no such task file");
+}
+
 } // namespace dice

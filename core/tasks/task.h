@@ -111,4 +111,8 @@ TaskSuite loadTaskSuite(const std::string& directory);
 // The built-in suite shipped in the data folder.
 std::string builtinTaskDirectory();
 
+// A task named on a command line: a task file, or the name of a built-in task. Throws Error when
+// it is neither.
+Task findTask(const std::string& nameOrPath);
+
 } // namespace dice

@@ -290,11 +290,11 @@ private Q_SLOTS:
             << QString::fromStdString("```python\n" + scaledTanhPrefix() + "\n" + middle + "\n" +
                                       changedSuffix + "\n```")
             << QString::fromStdString(middle) << putBack;
-        // Unfenced, the model's end tokens are part of the suffix's last line: the given suffix
-        // replaces it.
+        // Unfenced, the model's end tokens are not code: they go before the splice, which then
+        // finds the given suffix as it was written.
         QTest::newRow("model tokens after the program")
             << QString::fromStdString(whole + "<|im_end|><|endoftext|>")
-            << QString::fromStdString(middle) << putBack;
+            << QString::fromStdString(middle) << kept;
     }
 
     void kernelBenchAnswersKeepTheGivenPrefixAndSuffix() {

@@ -5,6 +5,7 @@
 // writes what the trainer accepts; and a run of the tiny model started from the area is paused,
 // resumed and finished as one run while the GUI thread keeps serving events.
 #include "core/common/file_util.h"
+#include "core/tasks/task.h"
 #include "core/train/rl_config.h"
 #include "widgets/finetune/checkpoint_view.h"
 #include "widgets/finetune/finetune_area.h"
@@ -298,7 +299,7 @@ private Q_SLOTS:
             {"reward", {{"mode", "compile"}}},
             {"judge", {{"compile_threads", 1}}},
             {"optimizer", {{"micro_batch", 2}, {"accumulation", 1}}},
-            {"eval", {{"every", 0}}},
+            {"eval", {{"every", 0}, {"max_tokens", 8}}},
             {"save_every", 1}};
         dice::WorkbenchState state(noStore());
         dice::FinetuneArea area(&state);
@@ -347,6 +348,24 @@ private Q_SLOTS:
         QCOMPARE(area.curves()->plot(dice::RunCurves::Reward)->graph(0)->dataCount(), kSteps);
         QTRY_COMPARE_WITH_TIMEOUT(area.rollouts()->step(), qint64(kSteps), 10000);
         QTRY_COMPARE_WITH_TIMEOUT(area.rollouts()->model()->rowCount(), 4, 10000);
+        // The newest checkpoint scored on the built-in suite, in the background.
+        dice::CheckpointView* checkpoints = area.checkpoints();
+        const int newest = checkpoints->checkpoints()->rowCount() - 1;
+        QVERIFY(newest >= 0);
+        QSignalSpy scored(checkpoints, &dice::CheckpointView::scoringEnded);
+        QVERIFY(
+            checkpoints->score(QStringLiteral("newest"), checkpoints->checkpointFolder(newest)));
+        QVERIFY(checkpoints->scoring());
+        QTRY_COMPARE_WITH_TIMEOUT(scored.count(), 1, 240000);
+        QVERIFY2(checkpoints->statusText().contains(QStringLiteral("is scored")),
+                 qPrintable(checkpoints->statusText()));
+        QCOMPARE(checkpoints->comparison()->rowCount(), 1);
+        const auto score = lines(run + "/scores/newest/eval.jsonl");
+        QCOMPARE(score.size(), std::size_t(1));
+        const auto builtin = dice::loadTaskSuite(dice::builtinTaskDirectory()).tasks.size();
+        QCOMPARE(score[0]["tasks"].get<std::size_t>(), builtin);
+        QVERIFY(checkpoints->comparison()->item(0, 2)->text().contains(
+            QStringLiteral("/%1)").arg(builtin)));
         qInfo("GUI thread: %d timer ticks, longest gap %lld ms during %lld ms of a followed run",
               probe.ticks(), probe.longestGapMs(), probe.elapsedMs());
         // The GUI thread kept serving its timers while the trainer ran beside it (the longest

@@ -25,6 +25,7 @@
 #include <qcustomplot.h>
 
 #include <QFile>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTemporaryDir>
@@ -170,6 +171,11 @@ private Q_SLOTS:
         QCOMPARE(area.plots()->committedPlot()->graph(0)->dataCount(), trace.stepCount());
         QVERIFY(area.figuresText().contains("tokens/s"));
         QVERIFY(area.figuresText().contains("Autoregressive"));
+        // Left to right, one denoising pass makes one token: the comparison does not charge
+        // autoregressive decoding for the cache's passes, which it shares with the next token's.
+        QCOMPARE(ar.stepCount(), static_cast<int>(ar.length()));
+        QVERIFY2(area.figuresText().contains("1.00 denoising passes per token"),
+                 qPrintable(area.figuresText()));
 
         // The exported trace reads back to the same steps.
         const QString path = m_dir.filePath("trace.jsonl");
@@ -192,6 +198,37 @@ private Q_SLOTS:
         area.stopGeneration();
         QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
         QVERIFY(area.generateEnabled());
+        // The status says what happened, not only which model is loaded.
+        QVERIFY2(area.statusText().startsWith(QStringLiteral("Stopped after")),
+                 qPrintable(area.statusText()));
+    }
+
+    // An answer to one task never goes on to Profile once another task is current; while the
+    // answer is written, the rate so far is shown rather than zero.
+    void aTaskChangeDropsTheAnswer() {
+        dice::WorkbenchState state;
+        QVERIFY(loadModel(state, m_model));
+        state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
+        state.setCurrentTask(QStringLiteral("relu"));
+        dice::GenerateArea area(&state);
+        area.setMaxTokens(96);
+        QSignalSpy done(&area, &dice::GenerateArea::generationDone);
+        area.startGeneration();
+        QTRY_VERIFY_WITH_TIMEOUT(area.trace().stepCount() >= 2 || done.count() > 0, 60000);
+        if (done.count() == 0) {
+            QTest::qWait(100);
+            const QString live = area.figuresText();
+            QVERIFY2(!live.contains(QStringLiteral(" 0.0 tokens/s")), qPrintable(live));
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 120000);
+        QVERIFY(area.trace().stepCount() > 0);
+        auto* toProfile = area.findChild<QPushButton*>(QStringLiteral("SendToProfile"));
+        QVERIFY(toProfile);
+        QVERIFY(toProfile->isEnabled());
+        state.setCurrentTask(QStringLiteral("gelu"));
+        QCOMPARE(area.trace().stepCount(), 0);
+        QVERIFY(!toProfile->isEnabled());
+        QCOMPARE(area.figuresText(), QStringLiteral("No generation yet."));
     }
 
     void infillFillsAcceptsRejectsAndUndoes() {
@@ -223,6 +260,9 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(area.holeState("add_map"), dice::InfillArea::HoleState::Proposed,
                                   120000);
         const QString proposal = area.proposal("add_map");
+        // A proposal is in the diff before it is accepted, and holds no model token.
+        QVERIFY(!proposal.contains(QStringLiteral("<|")));
+        QVERIFY(area.diffText().contains(QStringLiteral("current with the proposals")));
         QVERIFY(area.accept("add_map"));
         QVERIFY(area.holeNames().isEmpty());
         QVERIFY(area.text().contains(proposal));

@@ -31,6 +31,9 @@ private Q_SLOTS:
         QCOMPARE(window.areas()->tabText(3), QStringLiteral("ファインチューニング"));
         QCOMPARE(window.menuBar()->actions().first()->text(), QStringLiteral("ファイル(&F)"));
         QVERIFY(window.systemStatus()->summary().contains(QStringLiteral("モデル未読み込み")));
+        // Qt's own strings too (dialog buttons): its translations are installed beside it.
+        QCOMPARE(QCoreApplication::translate("QPlatformTheme", "Cancel"),
+                 QStringLiteral("キャンセル"));
         QVERIFY(language.apply("en"));
         QTRY_COMPARE(window.areas()->tabText(0), QStringLiteral("Generate"));
         QVERIFY(window.systemStatus()->summary().contains("No model loaded"));

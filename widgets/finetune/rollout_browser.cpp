@@ -95,6 +95,8 @@ RolloutBrowser::RolloutBrowser(WorkbenchState* state, QWidget* parent)
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_play);
     controls->addWidget(m_timeline, 1);
+    m_key = new ColorKey(replay);
+    controls->addWidget(m_key);
     auto* replayLayout = new QVBoxLayout(replay);
     replayLayout->setContentsMargins(0, 0, 0, 0);
     replayLayout->addWidget(m_canvas, 1);
@@ -363,6 +365,7 @@ void RolloutBrowser::openRow(int row) {
             tr("This rollout's trace cannot be replayed: %1").arg(QString::fromUtf8(e.what())));
     }
     m_canvas->setTrace(&m_trace);
+    m_key->setSteps(m_trace.stepCount());
     m_timeline->setRange(0, m_trace.stepCount());
     m_timeline->setValue(m_trace.stepCount());
     m_canvas->setStep(m_trace.stepCount());

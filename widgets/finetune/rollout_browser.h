@@ -26,6 +26,7 @@ class QTimer;
 
 namespace dice {
 
+class ColorKey;
 class DenoisingCanvas;
 class RolloutModel;
 class RunWatcher;
@@ -96,6 +97,7 @@ private:
     DenoisingCanvas* m_canvas;
     QSlider* m_timeline;
     QPushButton* m_play;
+    ColorKey* m_key;
     QTimer* m_player;
     QLabel* m_tokenNote;
     QPlainTextEdit* m_prompt;

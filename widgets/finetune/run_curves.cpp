@@ -80,7 +80,7 @@ RunCurves::RunCurves(QWidget* parent)
     grid->setSpacing(4);
     for (int c = 0; c < CurveCount; ++c) {
         auto* plot = new QCustomPlot(this);
-        plot->setMinimumSize(200, 150);
+        plot->setMinimumSize(140, 110);
         plot->plotLayout()->insertRow(0);
         plot->plotLayout()->addElement(0, 0, new QCPTextElement(plot, QString(), 9));
         plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);

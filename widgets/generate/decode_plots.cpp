@@ -21,8 +21,10 @@ void fill(QCPGraph* graph, const DecodeTrace* trace, int which) {
     if (trace) {
         for (const auto& f : trace->figures()) {
             if (which == 2) {
+                // Denoising passes, as the figures line counts them (the cache's passes can
+                // share the next block's first pass).
                 keys << static_cast<double>(f.tokensSoFar);
-                values << static_cast<double>(f.forwardPasses);
+                values << static_cast<double>(f.globalStep);
             } else {
                 keys << f.globalStep;
                 values << (which == 0 ? f.committed : f.meanConfidence);
@@ -77,7 +79,7 @@ void DecodePlots::changeEvent(QEvent* event) {
 void DecodePlots::retranslate() {
     m_tabs->setTabText(0, tr("Committed per step"));
     m_tabs->setTabText(1, tr("Confidence"));
-    m_tabs->setTabText(2, tr("Forward passes"));
+    m_tabs->setTabText(2, tr("Denoising passes"));
     for (QCustomPlot* plot : {m_committed, m_confidence, m_passes}) {
         plot->graph(0)->setName(tr("Diffusion"));
         plot->graph(1)->setName(tr("Autoregressive"));
@@ -87,7 +89,7 @@ void DecodePlots::retranslate() {
     m_confidence->xAxis->setLabel(tr("Step"));
     m_confidence->yAxis->setLabel(tr("Mean confidence"));
     m_passes->xAxis->setLabel(tr("Tokens produced"));
-    m_passes->yAxis->setLabel(tr("Forward passes"));
+    m_passes->yAxis->setLabel(tr("Denoising passes"));
     for (QCustomPlot* plot : {m_committed, m_confidence, m_passes})
         plot->replot(QCustomPlot::rpQueuedReplot);
 }

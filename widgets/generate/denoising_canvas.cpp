@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/generate/denoising_canvas.h"
 
+#include <QEvent>
 #include <QFontDatabase>
+#include <QFontMetrics>
 #include <QFontMetricsF>
 #include <QHelpEvent>
 #include <QPainter>
@@ -150,13 +152,83 @@ void DenoisingCanvas::scheduleRepaint() {
         m_frameTimer->start();
 }
 
-QColor DenoisingCanvas::colorFor(const CellState& cell) const {
-    if (m_mode == ColorMode::ByConfidence) {
+QColor DenoisingCanvas::keyColor(ColorMode mode, double t) {
+    if (mode == ColorMode::ByConfidence) {
         // Red for guesses, green for certainty.
-        const double t = std::clamp(static_cast<double>(cell.confidence), 0.0, 1.0);
+        t = std::clamp(t, 0.0, 1.0);
         return QColor::fromHsvF(static_cast<float>(t * 0.33), 0.55f, 0.95f);
     }
-    return rampColor(static_cast<double>(cell.globalStep - 1) / std::max(1, m_maxStep - 1));
+    return rampColor(t);
+}
+
+QColor DenoisingCanvas::colorFor(const CellState& cell) const {
+    if (m_mode == ColorMode::ByConfidence)
+        return keyColor(m_mode, static_cast<double>(cell.confidence));
+    return keyColor(m_mode, static_cast<double>(cell.globalStep - 1) / std::max(1, m_maxStep - 1));
+}
+
+ColorKey::ColorKey(QWidget* parent)
+    : QWidget(parent) {
+    setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+}
+
+void ColorKey::setMode(DenoisingCanvas::ColorMode mode) {
+    m_mode = mode;
+    updateGeometry();
+    update();
+}
+
+void ColorKey::setSteps(int steps) {
+    m_steps = steps;
+    updateGeometry();
+    update();
+}
+
+QString ColorKey::lowText() const {
+    return m_mode == DenoisingCanvas::ColorMode::ByConfidence ? tr("unsure") : tr("step 1");
+}
+
+QString ColorKey::highText() const {
+    return m_mode == DenoisingCanvas::ColorMode::ByConfidence
+               ? tr("certain")
+               : tr("step %1").arg(std::max(1, m_steps));
+}
+
+QSize ColorKey::sizeHint() const {
+    const QFontMetrics metrics(font());
+    const int text = metrics.horizontalAdvance(lowText()) + metrics.horizontalAdvance(highText()) +
+                     metrics.horizontalAdvance(tr("masked"));
+    return {text + 96 + 5 * 6, metrics.height() + 4};
+}
+
+void ColorKey::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::LanguageChange || event->type() == QEvent::FontChange) {
+        updateGeometry();
+        update();
+    }
+    QWidget::changeEvent(event);
+}
+
+void ColorKey::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    const QFontMetrics metrics(font());
+    const int h = height() - 4;
+    int x = 0;
+    // A masked cell as the canvas draws it, then the ramp from low to high.
+    painter.fillRect(QRect(x, 2, h, h), QColor(0xc8, 0xcb, 0xd0));
+    painter.fillRect(QRect(x, 2, h, h), QBrush(QColor(0x9a, 0x9d, 0xa3), Qt::Dense4Pattern));
+    x += h + 4;
+    painter.setPen(palette().color(QPalette::WindowText));
+    painter.drawText(QRect(x, 0, width(), height()), Qt::AlignVCenter, tr("masked"));
+    x += metrics.horizontalAdvance(tr("masked")) + 10;
+    painter.drawText(QRect(x, 0, width(), height()), Qt::AlignVCenter, lowText());
+    x += metrics.horizontalAdvance(lowText()) + 4;
+    const int ramp = 80;
+    for (int i = 0; i < ramp; ++i)
+        painter.fillRect(QRect(x + i, 2, 1, h),
+                         DenoisingCanvas::keyColor(m_mode, static_cast<double>(i) / (ramp - 1)));
+    x += ramp + 4;
+    painter.drawText(QRect(x, 0, width(), height()), Qt::AlignVCenter, highText());
 }
 
 void DenoisingCanvas::paintEvent(QPaintEvent*) {

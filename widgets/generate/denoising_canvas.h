@@ -45,6 +45,10 @@ public:
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
+    // The colour of a committed cell at t in [0, 1]: the share of the steps before it, or its
+    // confidence.
+    static QColor keyColor(ColorMode mode, double t);
+
 protected:
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
@@ -77,6 +81,27 @@ private:
     qreal m_charWidth = 8;
     qreal m_lineHeight = 16;
     int m_contentHeight = 0;
+};
+
+// The key to the canvas's colours: a masked cell, and the ramp from the first step to the last
+// (or from a guess to certainty).
+class ColorKey : public QWidget {
+    Q_OBJECT
+public:
+    explicit ColorKey(QWidget* parent = nullptr);
+    void setMode(DenoisingCanvas::ColorMode mode);
+    void setSteps(int steps);
+    QString lowText() const;
+    QString highText() const;
+    QSize sizeHint() const override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    DenoisingCanvas::ColorMode m_mode = DenoisingCanvas::ColorMode::ByStep;
+    int m_steps = 1;
 };
 
 } // namespace dice

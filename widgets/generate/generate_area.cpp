@@ -171,6 +171,8 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
     buttons->addWidget(m_status, 1);
     buttons->addWidget(m_colorLabel);
     buttons->addWidget(m_colorMode);
+    m_colorKey = new ColorKey(this);
+    buttons->addWidget(m_colorKey);
 
     m_canvas = new DenoisingCanvas(this);
     m_canvas->setTrace(&m_trace);
@@ -201,6 +203,7 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
     m_exportCode = new QPushButton(this);
     m_importTrace = new QPushButton(this);
     m_toProfile = new QPushButton(this);
+    m_toProfile->setObjectName(QStringLiteral("SendToProfile"));
     m_toInfill = new QPushButton(this);
     auto* exportRow = new QHBoxLayout;
     exportRow->addWidget(m_figures, 1);
@@ -244,7 +247,13 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
 
     connect(m_fromTask, &QRadioButton::toggled, this, &GenerateArea::updatePrompt);
     connect(m_promptStyle, &QComboBox::currentIndexChanged, this, &GenerateArea::updatePrompt);
-    connect(m_state, &WorkbenchState::currentTaskChanged, this, &GenerateArea::updatePrompt);
+    connect(m_state, &WorkbenchState::currentTaskChanged, this, [this] {
+        // An answer belongs to the task it was asked for: it must not go on to Profile, where it
+        // would be judged against another task.
+        if (m_fromTask->isChecked())
+            clearAnswer();
+        updatePrompt();
+    });
     // "The prompt is empty." answers one click; once there is a prompt it no longer holds.
     connect(m_prompt, &QPlainTextEdit::textChanged, this, [this] {
         if (!running() && m_status->text() == tr("The prompt is empty.") &&
@@ -276,6 +285,7 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
     connect(m_colorMode, &QComboBox::currentIndexChanged, this, [this](int index) {
         m_canvas->setColorMode(index == 1 ? DenoisingCanvas::ColorMode::ByConfidence
                                           : DenoisingCanvas::ColorMode::ByStep);
+        m_colorKey->setMode(m_canvas->colorMode());
     });
     connect(m_timeline, &QSlider::valueChanged, this, &GenerateArea::setTimelineStep);
     connect(m_timeline, &QSlider::sliderPressed, this, [this] { m_canvas->setFollow(false); });
@@ -466,6 +476,29 @@ void GenerateArea::setMaxTokens(int tokens) {
     m_maxTokens->setValue(tokens);
 }
 
+void GenerateArea::clearAnswer() {
+    if (running()) {
+        // Nothing the cancelled generation still reports belongs here any more.
+        disconnect(m_job, nullptr, this, nullptr);
+        m_job->cancel();
+        m_job = nullptr;
+        m_viewTimer->stop();
+    }
+    if (m_playTimer->isActive())
+        togglePlay();
+    m_trace.clear();
+    m_arTrace.clear();
+    m_answer.clear();
+    m_arAnswer.clear();
+    m_tokensPerSecond = 0;
+    m_arTokensPerSecond = 0;
+    m_canvas->setTrace(&m_trace);
+    m_plots->setTraces(&m_trace, nullptr);
+    refreshView();
+    m_outcome.clear();
+    updateAvailability();
+}
+
 void GenerateArea::updateAvailability() {
     const bool loaded = m_state->modelLoaded();
     const bool busy = running();
@@ -479,9 +512,12 @@ void GenerateArea::updateAvailability() {
     m_play->setEnabled(haveResult && !busy);
     if (busy)
         return;
-    m_status->setText(loaded ? tr("Model: %1").arg(m_state->modelName())
-                             : tr("No model is loaded, so nothing can be generated yet. Load one "
-                                  "with Model ▸ Manage models…"));
+    // What the last generation came to stays until the next one, or until the model changes.
+    const QString model = loaded ? tr("Model: %1").arg(m_state->modelName())
+                                 : tr("No model is loaded, so nothing can be generated yet. Load "
+                                      "one with Model ▸ Manage models…");
+    m_status->setText(m_outcome.isEmpty() || !loaded ? model
+                                                     : m_outcome + QLatin1Char(' ') + model);
 }
 
 bool GenerateArea::generateEnabled() const {
@@ -522,6 +558,7 @@ void GenerateArea::startGeneration() {
     connect(m_job, &GenerationJob::finished, this, &GenerateArea::onFinished);
     connect(m_job, &GenerationJob::failed, this, &GenerateArea::onFailed);
     connect(m_job, &GenerationJob::done, this, &GenerateArea::onDone);
+    m_outcome.clear();
     m_status->setText(tr("Generating…"));
     m_viewTimer->start();
     updateAvailability();
@@ -547,20 +584,28 @@ void GenerateArea::onFinished(const GenerationOutcome& outcome) {
     if (outcome.pass == 0) {
         m_answer = outcome.text;
         m_tokensPerSecond = rate;
-        m_status->setText(
-            outcome.result.reason == FinishReason::Cancelled
-                ? tr("Stopped.")
-                : (m_compareAr->isChecked() ? tr("Decoding autoregressively…") : tr("Done.")));
+        m_outcome = outcome.result.reason == FinishReason::Cancelled
+                        ? tr("Stopped after %n token(s).", nullptr,
+                             static_cast<int>(outcome.result.tokens.size()))
+                        : tr("Done.");
+        m_status->setText(outcome.result.reason != FinishReason::Cancelled &&
+                                  m_compareAr->isChecked()
+                              ? tr("Decoding autoregressively…")
+                              : m_outcome);
     } else {
         m_arAnswer = outcome.text;
         m_arTokensPerSecond = rate;
-        m_status->setText(tr("Done."));
+        m_outcome = outcome.result.reason == FinishReason::Cancelled
+                        ? tr("Stopped during the autoregressive comparison.")
+                        : tr("Done.");
+        m_status->setText(m_outcome);
     }
     m_viewDirty = true;
 }
 
 void GenerateArea::onFailed(const QString& message) {
-    m_status->setText(tr("Generation failed: %1").arg(message));
+    m_outcome = tr("Generation failed: %1").arg(message);
+    m_status->setText(m_outcome);
 }
 
 void GenerateArea::onDone() {
@@ -585,6 +630,7 @@ void GenerateArea::refreshView() {
     m_plots->refresh();
     m_plots->setCursorStep(m_canvas->step());
     m_stepLabel->setText(QStringLiteral("%1 / %2").arg(m_canvas->step()).arg(steps));
+    m_colorKey->setSteps(steps);
     updateFigures();
 }
 
@@ -610,23 +656,33 @@ QString GenerateArea::figuresText() const {
     if (m_trace.stepCount() == 0)
         return tr("No generation yet.");
     const qint64 tokens = m_trace.length();
-    const qint64 passes = m_trace.forwardPasses();
+    // Denoising passes: the pass that writes a finished block's keys and values to the cache can
+    // be the next block's first pass (as a left-to-right decoder writes a token's cache in the
+    // pass that predicts the next one), so it is not counted, for either decoding.
+    const qint64 passes = m_trace.stepCount();
     const double first = m_trace.timeToFirstBlockMs();
+    // While the answer is written, the rate so far: tokens committed over the time they took.
+    double rate = m_tokensPerSecond;
+    if (rate <= 0 && m_trace.elapsedMs() > 0) {
+        const auto figures = m_trace.figures();
+        if (!figures.empty())
+            rate = static_cast<double>(figures.back().tokensSoFar) / (m_trace.elapsedMs() / 1000.0);
+    }
     QString text =
-        tr("%1 tokens in %2 steps, %3 tokens/s, %4 forward passes per token, first "
+        tr("%1 tokens in %2 steps, %3 tokens/s, %4 denoising passes per token, first "
            "block complete after %5 ms")
             .arg(tokens)
             .arg(m_trace.stepCount())
-            .arg(m_tokensPerSecond, 0, 'f', 1)
+            .arg(rate, 0, 'f', 1)
             .arg(tokens > 0 ? static_cast<double>(passes) / static_cast<double>(tokens) : 0.0, 0,
                  'f', 2)
             .arg(first >= 0 ? QString::number(first, 'f', 0) : QStringLiteral("–"));
     if (m_arTrace.stepCount() > 0) {
         const qint64 arTokens = m_arTrace.length();
-        const qint64 arPasses = m_arTrace.forwardPasses();
+        const qint64 arPasses = m_arTrace.stepCount();
         text +=
             QLatin1Char('\n') +
-            tr("Autoregressive: %1 tokens, %2 tokens/s, %3 forward passes per token")
+            tr("Autoregressive: %1 tokens, %2 tokens/s, %3 denoising passes per token")
                 .arg(arTokens)
                 .arg(m_arTokensPerSecond, 0, 'f', 1)
                 .arg(arTokens > 0 ? static_cast<double>(arPasses) / static_cast<double>(arTokens)

@@ -24,6 +24,7 @@ class QTimer;
 namespace dice {
 
 class DecodePlots;
+class ColorKey;
 class DenoisingCanvas;
 class GenerationJob;
 class WorkbenchState;
@@ -75,6 +76,8 @@ private:
     void retranslate();
     void updatePrompt();
     void updateAvailability();
+    // Forgets the answer and its trace (stopping a generation in flight).
+    void clearAnswer();
     void applyPreset(int index);
     bool running() const { return !m_job.isNull(); }
     void onStep(int pass, const DecodeStep& step);
@@ -127,12 +130,15 @@ private:
     QPushButton* m_importTrace;
     QPushButton* m_toProfile;
     QPushButton* m_toInfill;
+    ColorKey* m_colorKey;
     QTimer* m_playTimer;
     QTimer* m_viewTimer;
 
     DecodeTrace m_trace;
     DecodeTrace m_arTrace;
     QString m_answer;
+    // What the last generation came to ("Done.", "Stopped after…", a failure), for the status.
+    QString m_outcome;
     QString m_arAnswer;
     QPointer<GenerationJob> m_job; // the generation this area waits for
     bool m_viewDirty = false;

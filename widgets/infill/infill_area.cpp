@@ -216,8 +216,20 @@ QString InfillArea::text() const {
 }
 
 QString InfillArea::diffText() const {
-    return QString::fromStdString(
-        unifiedDiff(m_skeleton.toStdString(), text().toStdString(), "skeleton", "current"));
+    // Proposals not yet accepted are part of what the diff shows: a fill's result is there as
+    // soon as it is proposed, not only once it is accepted.
+    std::map<std::string, std::string> proposals;
+    for (const auto& [hole, work] : m_work)
+        if (work.state == HoleState::Proposed)
+            proposals[hole.toStdString()] = work.proposal.toStdString();
+    const std::string current = text().toStdString();
+    if (proposals.empty())
+        return QString::fromStdString(
+            unifiedDiff(m_skeleton.toStdString(), current, "skeleton", "current"));
+    // "\n" is no hole's name, so every proposal is filled in.
+    return QString::fromStdString(unifiedDiff(m_skeleton.toStdString(),
+                                              contextForHole(current, "\n", proposals), "skeleton",
+                                              "current with the proposals"));
 }
 
 QStringList InfillArea::holeNames() const {

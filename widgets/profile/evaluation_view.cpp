@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/profile/evaluation_view.h"
 
+#include "widgets/state/verdict_text.h"
+
 #include "widgets/profile/trial_model.h"
 
 #include <qcustomplot.h>
@@ -191,15 +193,26 @@ void EvaluationView::refresh() {
             worst = std::max(worst, t.maxAbsError);
         return worst;
     };
-    rows.append({tr("Verdict"), QString::fromStdString(toString(r.verdict)),
-                 b ? QString::fromStdString(toString(b->verdict)) : QString(), QString()});
-    rows.append({tr("Compile time"), ms(r.compileMs), b ? ms(b->compileMs) : QString(),
-                 b ? delta(r.compileMs, b->compileMs) : QString()});
-    rows.append({tr("Correctness trials passed"),
-                 tr("%1 of %2").arg(passed(r)).arg(r.trials.size()),
-                 b ? tr("%1 of %2").arg(passed(*b)).arg(b->trials.size()) : QString(), QString()});
-    rows.append({tr("Largest absolute error"), QString::number(largest(r), 'g', 3),
-                 b ? QString::number(largest(*b), 'g', 3) : QString(), QString()});
+    // What was not measured reads as such, not as a zero that looks like a measurement.
+    const QString unmeasured = QStringLiteral("–");
+    auto compile = [&](const EvaluationResult& e) {
+        return e.compileMs > 0 ? ms(e.compileMs) : unmeasured;
+    };
+    auto trials = [&](const EvaluationResult& e) {
+        return e.trials.empty() ? tr("none run")
+                                : tr("%1 of %2").arg(passed(e)).arg(e.trials.size());
+    };
+    auto error = [&](const EvaluationResult& e) {
+        return e.trials.empty() ? unmeasured : QString::number(largest(e), 'g', 3);
+    };
+    rows.append({tr("Verdict"), verdictText(r.verdict), b ? verdictText(b->verdict) : QString(),
+                 QString()});
+    rows.append(
+        {tr("Compile time"), compile(r), b ? compile(*b) : QString(),
+         b && r.compileMs > 0 && b->compileMs > 0 ? delta(r.compileMs, b->compileMs) : QString()});
+    rows.append(
+        {tr("Correctness trials passed"), trials(r), b ? trials(*b) : QString(), QString()});
+    rows.append({tr("Largest absolute error"), error(r), b ? error(*b) : QString(), QString()});
     auto timing = [&](const QString& name, const std::optional<TimingStats>& now,
                       const std::optional<TimingStats>& before, double TimingStats::*field) {
         if (!now && !(before))
@@ -234,8 +247,7 @@ void EvaluationView::refresh() {
                                               QString::fromStdString(f.message));
     rows.append({tr("Flags"), flags.isEmpty() ? tr("none") : flags.join(QLatin1Char('\n')),
                  QString(), QString()});
-    rows.append(
-        {tr("Worker"), QString::fromStdString(toString(r.workerState)), QString(), QString()});
+    rows.append({tr("Worker"), workerSentence(r.workerState), QString(), QString()});
     m_figures->setRowCount(static_cast<int>(rows.size()));
     QStringList names;
     for (int i = 0; i < rows.size(); ++i) {

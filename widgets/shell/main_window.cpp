@@ -22,6 +22,7 @@
 #include <QIcon>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -224,7 +225,8 @@ void MainWindow::loadModel(const QString& folder) {
 void MainWindow::restoreSettings() {
     QSettings settings;
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
-        resize(1400, 860);
+        // A laptop's 1366×768 screen, less its panels, holds the first window whole.
+        resize(QSize(1280, 720).boundedTo(screen()->availableGeometry().size()));
     restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     const int area = settings.value(QStringLiteral("window/area")).toInt();
     if (area >= static_cast<int>(Area::Generate) && area <= static_cast<int>(Area::Finetune))

@@ -6,24 +6,23 @@
 namespace dice {
 
 QString verdictText(Verdict verdict) {
-    const char* const context = "dice::Verdict";
     switch (verdict) {
     case Verdict::Correct:
-        return QCoreApplication::translate(context, "correct");
+        return QCoreApplication::translate("dice::Verdict", "correct");
     case Verdict::Incorrect:
-        return QCoreApplication::translate(context, "wrong output");
+        return QCoreApplication::translate("dice::Verdict", "wrong output");
     case Verdict::CompileError:
-        return QCoreApplication::translate(context, "compile error");
+        return QCoreApplication::translate("dice::Verdict", "compile error");
     case Verdict::InvalidCandidate:
-        return QCoreApplication::translate(context, "not a valid candidate");
+        return QCoreApplication::translate("dice::Verdict", "not a valid candidate");
     case Verdict::RuntimeError:
-        return QCoreApplication::translate(context, "runtime error");
+        return QCoreApplication::translate("dice::Verdict", "runtime error");
     case Verdict::Timeout:
-        return QCoreApplication::translate(context, "timed out");
+        return QCoreApplication::translate("dice::Verdict", "timed out");
     case Verdict::Fallback:
-        return QCoreApplication::translate(context, "PyTorch fallback");
+        return QCoreApplication::translate("dice::Verdict", "PyTorch fallback");
     case Verdict::NotRun:
-        return QCoreApplication::translate(context, "not run");
+        return QCoreApplication::translate("dice::Verdict", "not run");
     }
     return QString();
 }
