@@ -8,6 +8,11 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bin="$here/build/dev/bin"
 out="$here/docs/screenshots"
 mkdir -p "$out"
+# The Japanese pictures need a font with Japanese glyphs, or every character is a box.
+if ! fc-list :lang=ja | grep -q .; then
+    echo "screenshots: no Japanese font; install one first (apt-get install fonts-noto-cjk)" >&2
+    exit 1
+fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # Settings and the run store of their own, so the pictures do not depend on earlier runs.
@@ -48,8 +53,10 @@ shoot profile-h200 --lang en --task matmul --area profile --no-model --run "$run
 # Fine-tune, following a BiC-RL run folder: by default the CPU demo run kept in docs/runs
 # (DICE_RL_RUN names another, such as a run copied back from a GPU server), compared with the
 # short run of the test fixture.
-rl_run="${DICE_RL_RUN:-$here/docs/runs/cpu-demo}"
-rl_compare="${DICE_RL_COMPARE:-$here/tests/fixtures/rl-run}"
+# Folders relative to the repository, so that no machine's path shows in the pictures.
+cd "$here"
+rl_run="${DICE_RL_RUN:-docs/runs/cpu-demo}"
+rl_compare="${DICE_RL_COMPARE:-tests/fixtures/rl-run}"
 rl_step="${DICE_RL_STEP:-6}"
 shoot finetune-setup --lang en --area finetune --no-model --rl-run "$rl_run" --rl-page setup \
     --quit-after 2500

@@ -135,6 +135,29 @@
     </message>
 </context>
 <context>
+    <name>dice::ColorKey</name>
+    <message>
+        <source>unsure</source>
+        <translation>不確か</translation>
+    </message>
+    <message>
+        <source>step 1</source>
+        <translation>ステップ 1</translation>
+    </message>
+    <message>
+        <source>certain</source>
+        <translation>確信</translation>
+    </message>
+    <message>
+        <source>step %1</source>
+        <translation>ステップ %1</translation>
+    </message>
+    <message>
+        <source>masked</source>
+        <translation>マスク</translation>
+    </message>
+</context>
+<context>
     <name>dice::DecodePlots</name>
     <message>
         <source>Committed per step</source>
@@ -143,10 +166,6 @@
     <message>
         <source>Confidence</source>
         <translation>確信度</translation>
-    </message>
-    <message>
-        <source>Forward passes</source>
-        <translation>順伝播回数</translation>
     </message>
     <message>
         <source>Diffusion</source>
@@ -171,6 +190,10 @@
     <message>
         <source>Tokens produced</source>
         <translation>生成したトークン数</translation>
+    </message>
+    <message>
+        <source>Denoising passes</source>
+        <translation>デノイジングのパス数</translation>
     </message>
 </context>
 <context>
@@ -374,6 +397,10 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>Worker</source>
         <translation>ワーカー</translation>
+    </message>
+    <message>
+        <source>none run</source>
+        <translation>未実行</translation>
     </message>
 </context>
 <context>
@@ -815,10 +842,6 @@ committed at step %4 (block %5), confidence %6</source>
         <translation>停止中…</translation>
     </message>
     <message>
-        <source>Stopped.</source>
-        <translation>停止しました。</translation>
-    </message>
-    <message>
         <source>Decoding autoregressively…</source>
         <translation>自己回帰でデコード中…</translation>
     </message>
@@ -834,13 +857,23 @@ committed at step %4 (block %5), confidence %6</source>
         <source>No generation yet.</source>
         <translation>まだ生成していません。</translation>
     </message>
-    <message>
-        <source>%1 tokens in %2 steps, %3 tokens/s, %4 forward passes per token, first block complete after %5 ms</source>
-        <translation>%2 ステップで %1 トークン、毎秒 %3 トークン、1 トークンあたり順伝播 %4 回、最初のブロックの完成まで %5 ms</translation>
+    <message numerus="yes">
+        <source>Stopped after %n token(s).</source>
+        <translation>
+            <numerusform>%n トークンで停止しました。</numerusform>
+        </translation>
     </message>
     <message>
-        <source>Autoregressive: %1 tokens, %2 tokens/s, %3 forward passes per token</source>
-        <translation>自己回帰: %1 トークン、毎秒 %2 トークン、1 トークンあたり順伝播 %3 回</translation>
+        <source>Stopped during the autoregressive comparison.</source>
+        <translation>自己回帰デコードとの比較中に停止しました。</translation>
+    </message>
+    <message>
+        <source>%1 tokens in %2 steps, %3 tokens/s, %4 denoising passes per token, first block complete after %5 ms</source>
+        <translation>%1 トークン、%2 ステップ、%3 トークン/秒、1 トークンあたり %4 回のデノイジングパス、最初のブロック完成まで %5 ms</translation>
+    </message>
+    <message>
+        <source>Autoregressive: %1 tokens, %2 tokens/s, %3 denoising passes per token</source>
+        <translation>自己回帰: %1 トークン、%2 トークン/秒、1 トークンあたり %3 回のデノイジングパス</translation>
     </message>
 </context>
 <context>
@@ -1557,48 +1590,92 @@ committed at step %4 (block %5), confidence %6</source>
 <context>
     <name>dice::RunCurves</name>
     <message>
-        <source>Reward: mean and spread</source>
-        <translation>報酬: 平均とばらつき</translation>
-    </message>
-    <message>
-        <source>Pass rate by level (1 —, 2 – –, 3 ···)</source>
-        <translation>レベル別正解率(1 —、2 – –、3 ···)</translation>
-    </message>
-    <message>
-        <source>Groups dropped (equal rewards)</source>
-        <translation>除外されたグループ(報酬がすべて同じ)</translation>
-    </message>
-    <message>
         <source>Policy loss</source>
         <translation>方策損失</translation>
-    </message>
-    <message>
-        <source>KL to the sampling policy</source>
-        <translation>サンプリング方策との KL</translation>
     </message>
     <message>
         <source>Clip fraction</source>
         <translation>クリップ率</translation>
     </message>
     <message>
-        <source>Entropy at the targets (nats)</source>
-        <translation>対象トークンのエントロピー (nat)</translation>
-    </message>
-    <message>
-        <source>Answer length (tokens)</source>
-        <translation>回答の長さ(トークン)</translation>
-    </message>
-    <message>
-        <source>Seconds: sampling —, judging – –, updating ···</source>
-        <translation>秒: サンプリング —、判定 – –、更新 ···</translation>
-    </message>
-    <message>
-        <source>Held-out: share correct</source>
-        <translation>評価用: 正解の割合</translation>
-    </message>
-    <message>
         <source>step</source>
         <translation>ステップ</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;Levels 1, 2, 3 and sampling, judging, updating: solid, dashed, dotted. Dashed vertical line: a phase begins; dotted: a new level is asked.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;レベル 1・2・3 と、サンプリング・判定・更新: 実線・破線・点線。縦の破線: フェーズの開始。縦の点線: 新しいレベルの出題開始。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>Reward (mean, ± 1 sd)</source>
+        <translation>報酬(平均 ± 1 標準偏差)</translation>
+    </message>
+    <message>
+        <source>Pass rate by level</source>
+        <translation>レベル別正解率</translation>
+    </message>
+    <message>
+        <source>Groups dropped</source>
+        <translation>除外されたグループ</translation>
+    </message>
+    <message>
+        <source>KL</source>
+        <translation>KL</translation>
+    </message>
+    <message>
+        <source>Entropy (nats)</source>
+        <translation>エントロピー (nat)</translation>
+    </message>
+    <message>
+        <source>Answer tokens</source>
+        <translation>回答のトークン数</translation>
+    </message>
+    <message>
+        <source>Seconds per step</source>
+        <translation>ステップあたりの秒数</translation>
+    </message>
+    <message>
+        <source>Held-out correct</source>
+        <translation>評価用タスクの正解率</translation>
+    </message>
+    <message>
+        <source>Mean reward of the step&apos;s rollouts, with a band of one standard deviation.</source>
+        <translation>ステップのロールアウトの平均報酬と、±1 標準偏差の帯。</translation>
+    </message>
+    <message>
+        <source>Share of correct rollouts for each task level: level 1 solid, 2 dashed, 3 dotted.</source>
+        <translation>タスクのレベルごとの正解ロールアウトの割合: レベル 1 は実線、2 は破線、3 は点線。</translation>
+    </message>
+    <message>
+        <source>Groups whose rollouts all earned the same reward: they have no advantage to learn from.</source>
+        <translation>すべてのロールアウトが同じ報酬だったグループ。学習に使えるアドバンテージがありません。</translation>
+    </message>
+    <message>
+        <source>TraceRL&apos;s clipped surrogate, averaged over the micro-batches.</source>
+        <translation>TraceRL のクリップ付き代理目的関数(マイクロバッチ平均)。</translation>
+    </message>
+    <message>
+        <source>k3 estimate of the KL divergence from the policy that sampled the rollouts.</source>
+        <translation>ロールアウトをサンプリングした方策からの KL ダイバージェンスの k3 推定値。</translation>
+    </message>
+    <message>
+        <source>Share of targets whose probability ratio was clipped.</source>
+        <translation>確率比がクリップされた対象トークンの割合。</translation>
+    </message>
+    <message>
+        <source>Mean entropy of the sampling policy at the tokens the update trains on.</source>
+        <translation>更新が学習する対象トークンでのサンプリング方策の平均エントロピー。</translation>
+    </message>
+    <message>
+        <source>Mean answer length of the step&apos;s rollouts.</source>
+        <translation>ステップのロールアウトの平均回答長。</translation>
+    </message>
+    <message>
+        <source>Seconds of the step: sampling solid, judging dashed, updating dotted.</source>
+        <translation>ステップの秒数: サンプリングは実線、判定は破線、更新は点線。</translation>
+    </message>
+    <message>
+        <source>Share of the held-out tasks answered correctly, greedily.</source>
+        <translation>評価用タスクに貪欲デコードで正解した割合。</translation>
     </message>
 </context>
 <context>

@@ -341,18 +341,20 @@ nlohmann::json rlPreset(const std::string& name) {
             {"eval", {{"every", 10}, {"max_tokens", 4096}}},
             {"save_every", 10}};
     if (name == "cpu-demo") {
-        // The built-in tasks the embedded model can write: at temperature 0.7 most of its answers
-        // compile and some do not, which is what a group needs to learn from.
+        // The built-in tasks the embedded model can write. Given room, it writes all of them
+        // right (and fills none of their skeletons, so the infilling phase is one step, to show
+        // it): with at most 320 tokens, the answers that ramble are cut off and do not compile,
+        // so a group's rewards differ and the run learns to finish its kernel within its budget.
         const nlohmann::json tasks = {
             {"tasks", "builtin"},
             {"names", {"relu", "gelu", "silu", "tanh", "sigmoid", "leaky_relu"}}};
         return {{"model", "embedded"},
                 {"device", "cpu"},
                 {"phases",
-                 {{{"kind", "infill"}, {"steps", 2}, {"data", tasks}},
+                 {{{"kind", "infill"}, {"steps", 1}, {"data", tasks}},
                   {{"kind", "end_to_end"}, {"steps", 6}, {"data", tasks}}}},
                 {"schedule", "adaptive"},
-                {"tasks_per_step", 2},
+                {"tasks_per_step", 1},
                 {"rollouts_per_task", 4},
                 {"rollout",
                  {{"block_length", 4},
@@ -360,7 +362,7 @@ nlohmann::json rlPreset(const std::string& name) {
                   {"strategy", "dynamic"},
                   {"threshold", 0.9},
                   {"temperature", 0.7},
-                  {"max_tokens", 512},
+                  {"max_tokens", 320},
                   {"batch", 8}}},
                 // Without a GPU a kernel cannot run: a candidate earns its reward by compiling
                 // and passing the dry run of its host code (the reference's shapes and dtypes).
@@ -372,7 +374,7 @@ nlohmann::json rlPreset(const std::string& name) {
                   {"micro_batch", 2},
                   {"clip_norm", 1.0}}},
                 {"trace_rl", {{"clip_epsilon", 0.2}, {"kl_beta", 0.01}}},
-                {"eval", {{"every", 4}, {"data", tasks}, {"max_tokens", 512}}},
+                {"eval", {{"every", 4}, {"data", tasks}, {"max_tokens", 320}}},
                 {"save_every", 4}};
     }
     throw Error("no RL preset \"" + name + "\" (paper, cpu-demo)");

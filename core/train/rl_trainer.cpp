@@ -77,6 +77,17 @@ std::string textOf(const nlohmann::json& value, int indent = -1) {
     return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// With no worker to judge them every reward is the same, every group is dropped and the run
+// learns nothing while it seems to go on: it stops with the worker's reason instead.
+void failIfNothingWasJudged(const std::vector<Judged>& judged) {
+    if (judged.empty())
+        return;
+    for (const Judged& j : judged)
+        if (j.evaluation.workerState != WorkerState::NotStarted)
+            return;
+    throw Error("no candidate could be judged: " + judged.front().evaluation.message);
+}
+
 std::string hostName() {
     char name[256] = {};
     if (::gethostname(name, sizeof name - 1) != 0)
@@ -322,6 +333,7 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
                              evalPool->candidate(asked[i], answerText(results[i].tokens)),
                              evalPool->tasks()[i].task.name + ".dice"});
         const auto judged = judge.judge(items);
+        failIfNothingWasJudged(judged);
         int correct = 0;
         double total = 0;
         nlohmann::json tasks = nlohmann::json::array();
@@ -450,6 +462,7 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
                 status.set(state);
             });
         const double judgeSeconds = secondsSince(judgeStart);
+        failIfNothingWasJudged(judged);
         std::vector<double> rewards;
         int correct = 0;
         int hacks = 0;

@@ -259,11 +259,14 @@ DecodeTrace rolloutTrace(const nlohmann::json& rollout, std::int64_t blockLength
                     std::to_string(steps.size()) + " commit steps");
     if (blockLength < 1 || blockLength > (1 << 20))
         throw Error("a block length must be from 1 to 1048576");
-    constexpr std::int64_t kMostSteps = 1 << 22;
+    // Every denoising step commits at least one cell, of the answer or of the last block's cells
+    // after it: a sampler never takes more steps than that.
+    const auto mostSteps = static_cast<std::int64_t>(tokens.size()) + blockLength;
     std::int64_t last = -1;
     for (auto s : steps) {
-        if (s < 0 || s >= kMostSteps)
-            throw Error("the rollout has a commit step of " + std::to_string(s));
+        if (s < 0 || s >= mostSteps)
+            throw Error("the rollout has a commit step of " + std::to_string(s) + " for " +
+                        std::to_string(tokens.size()) + " tokens");
         last = std::max(last, s);
     }
     std::int64_t prompt = 0;

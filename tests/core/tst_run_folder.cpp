@@ -172,6 +172,9 @@ private slots:
         };
         QVERIFY(fails({{"tokens", {1, 2}}, {"commit_step", {0}}}));
         QVERIFY(fails({{"tokens", {1}}, {"commit_step", {-1}}}));
+        // More steps than cells to commit: no sampler wrote it (and it would be millions of
+        // empty steps to draw).
+        QVERIFY(fails({{"tokens", {1}}, {"commit_step", {4000000}}}));
         QVERIFY(fails({{"tokens", {1}}, {"commit_step", {"0"}}}));
         QVERIFY(fails({{"tokens", {1}}}));
         QVERIFY(fails(nlohmann::json::array()));

@@ -132,12 +132,12 @@ RolloutBrowser::RolloutBrowser(WorkbenchState* state, QWidget* parent)
     top->addWidget(m_stepLabel);
     top->addWidget(m_steps);
     top->addWidget(m_filter, 1);
-    top->addWidget(m_summary);
     auto* left = new QWidget(this);
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
     leftLayout->addLayout(top);
     leftLayout->addWidget(m_table, 1);
+    leftLayout->addWidget(m_summary);
     auto* right = new QWidget(this);
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
@@ -183,7 +183,7 @@ RolloutBrowser::RolloutBrowser(WorkbenchState* state, QWidget* parent)
         int kept = 0, correct = 0;
         for (const Json& r : m_model->rollouts()) {
             kept += runjson::flag(r, "kept") ? 1 : 0;
-            correct += field(r, "verdict") == QLatin1String("correct") ? 1 : 0;
+            correct += RolloutModel::correctOf(r) ? 1 : 0;
         }
         m_summary->setText(tr("%n rollout(s), %1 correct, %2 kept", nullptr, m_model->rowCount())
                                .arg(correct)

@@ -68,6 +68,13 @@ void RolloutModel::setRollouts(std::vector<Json> rollouts) {
     endResetModel();
 }
 
+bool RolloutModel::correctOf(const Json& r) {
+    // The judge's own word: with the compile reward a kernel that compiled and passed the dry
+    // run is correct though it was not run.
+    const auto it = r.find("reward");
+    return it != r.end() && runjson::flag(*it, "correct");
+}
+
 double RolloutModel::rewardOf(const Json& r) {
     const auto it = r.find("reward");
     if (it == r.end())
@@ -117,11 +124,8 @@ QVariant RolloutModel::data(const QModelIndex& index, int role) const {
         return index.column() == Task || index.column() == Verdict || index.column() == Flags
                    ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-    if (role == Qt::ForegroundRole && index.column() == Verdict) {
-        const QString verdict = text(r, "verdict");
-        return verdict == QLatin1String("correct") ? QColor(0x1b, 0x7a, 0x3a)
-                                                   : QColor(0xa0, 0x20, 0x20);
-    }
+    if (role == Qt::ForegroundRole && index.column() == Verdict)
+        return correctOf(r) ? QColor(0x1b, 0x7a, 0x3a) : QColor(0xa0, 0x20, 0x20);
     if (role == Qt::ToolTipRole && index.column() == Verdict)
         return text(r, "message");
     if (role != Qt::DisplayRole && !sort)

@@ -37,6 +37,8 @@ public:
 
     // A rollout's reward (its "reward" object's value, or a bare number).
     static double rewardOf(const nlohmann::json& rollout);
+    // Whether the judge counted it correct (its "reward" object's "correct").
+    static bool correctOf(const nlohmann::json& rollout);
 
 private:
     std::vector<nlohmann::json> m_rollouts;

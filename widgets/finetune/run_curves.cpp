@@ -187,10 +187,17 @@ void RunCurves::refresh() {
         }
         simple(DroppedGroups,
                [](const Json& m) { return number(m, "groups") - number(m, "groups_kept"); });
-        simple(PolicyLoss, [](const Json& m) { return number(m, "loss_policy"); });
-        simple(Kl, [](const Json& m) { return number(m, "kl"); });
-        simple(ClipFraction, [](const Json& m) { return number(m, "clip_fraction"); });
-        simple(Entropy, [](const Json& m) { return number(m, "entropy"); });
+        // The update's figures exist only for steps that updated: a step whose groups were all
+        // dropped has no point there rather than a zero.
+        const auto updated = [](const char* field) {
+            return [field](const Json& m) {
+                return number(m, "rollouts_kept") > 0 ? number(m, field) : kNone;
+            };
+        };
+        simple(PolicyLoss, updated("loss_policy"));
+        simple(Kl, updated("kl"));
+        simple(ClipFraction, updated("clip_fraction"));
+        simple(Entropy, updated("entropy"));
         simple(AnswerLength, [](const Json& m) {
             const double mean = number(m, "answer_tokens");
             return std::isfinite(mean) ? mean : number(m, "sampled_tokens") / number(m, "rollouts");
@@ -235,16 +242,37 @@ void RunCurves::refresh() {
         }
         first = false;
     }
-    m_key->setText(key.join(QStringLiteral("&nbsp;&nbsp; ")));
-    for (QCustomPlot* plot : m_plots) {
+    m_key->setText(key.join(QStringLiteral("&nbsp;&nbsp; ")) +
+                   QStringLiteral("&nbsp;&nbsp;&nbsp; ") +
+                   tr("<i>Levels 1, 2, 3 and sampling, judging, updating: solid, dashed, dotted. "
+                      "Dashed vertical line: a phase begins; dotted: a new level is asked.</i>"));
+    // Every plot spans the same steps, so that a step lines up from plot to plot; shares keep
+    // their whole scale.
+    double lowest = std::numeric_limits<double>::infinity();
+    double highest = -std::numeric_limits<double>::infinity();
+    for (QCustomPlot* plot : m_plots)
+        for (int g = 0; g < plot->graphCount(); ++g) {
+            bool found = false;
+            const QCPRange span = plot->graph(g)->getKeyRange(found);
+            if (found) {
+                lowest = std::min(lowest, span.lower);
+                highest = std::max(highest, span.upper);
+            }
+        }
+    for (int c = 0; c < CurveCount; ++c) {
+        QCustomPlot* plot = m_plots[c];
         plot->rescaleAxes();
-        // Flat curves and single points still get a readable range.
-        for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
-            QCPRange range = axis->range();
-            if (range.size() < 1e-9)
-                axis->setRange(range.center() - 0.5, range.center() + 0.5);
+        if (std::isfinite(lowest))
+            plot->xAxis->setRange(lowest - 0.3, std::max(highest, lowest + 1.0) + 0.3);
+        if (c == PassRate || c == ClipFraction || c == HeldOut) {
+            plot->yAxis->setRange(-0.03, 1.03);
+        } else {
+            // Flat curves and single points still get a readable range.
+            const QCPRange range = plot->yAxis->range();
+            if (range.size() < 1e-9 * std::max(1.0, std::abs(range.center())))
+                plot->yAxis->setRange(range.center() - 0.5, range.center() + 0.5);
             else
-                axis->scaleRange(1.1, range.center());
+                plot->yAxis->scaleRange(1.1, range.center());
         }
         if (!m_dirty.contains(plot))
             m_dirty << plot;
@@ -259,19 +287,32 @@ void RunCurves::changeEvent(QEvent* event) {
 }
 
 void RunCurves::retranslate() {
-    const QString titles[CurveCount] = {tr("Reward: mean and spread"),
-                                        tr("Pass rate by level (1 —, 2 – –, 3 ···)"),
-                                        tr("Groups dropped (equal rewards)"),
+    const QString titles[CurveCount] = {tr("Reward (mean, ± 1 sd)"),
+                                        tr("Pass rate by level"),
+                                        tr("Groups dropped"),
                                         tr("Policy loss"),
-                                        tr("KL to the sampling policy"),
+                                        tr("KL"),
                                         tr("Clip fraction"),
-                                        tr("Entropy at the targets (nats)"),
-                                        tr("Answer length (tokens)"),
-                                        tr("Seconds: sampling —, judging – –, updating ···"),
-                                        tr("Held-out: share correct")};
+                                        tr("Entropy (nats)"),
+                                        tr("Answer tokens"),
+                                        tr("Seconds per step"),
+                                        tr("Held-out correct")};
+    const QString tips[CurveCount] = {
+        tr("Mean reward of the step's rollouts, with a band of one standard deviation."),
+        tr("Share of correct rollouts for each task level: level 1 solid, 2 dashed, 3 dotted."),
+        tr("Groups whose rollouts all earned the same reward: they have no advantage to learn "
+           "from."),
+        tr("TraceRL's clipped surrogate, averaged over the micro-batches."),
+        tr("k3 estimate of the KL divergence from the policy that sampled the rollouts."),
+        tr("Share of targets whose probability ratio was clipped."),
+        tr("Mean entropy of the sampling policy at the tokens the update trains on."),
+        tr("Mean answer length of the step's rollouts."),
+        tr("Seconds of the step: sampling solid, judging dashed, updating dotted."),
+        tr("Share of the held-out tasks answered correctly, greedily.")};
     for (int c = 0; c < CurveCount; ++c) {
         if (auto* title = qobject_cast<QCPTextElement*>(m_plots[c]->plotLayout()->element(0, 0)))
             title->setText(titles[c]);
+        m_plots[c]->setToolTip(tips[c]);
         m_plots[c]->xAxis->setLabel(tr("step"));
         if (!m_dirty.contains(m_plots[c]))
             m_dirty << m_plots[c];

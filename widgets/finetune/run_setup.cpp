@@ -25,6 +25,7 @@
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 #include <nlohmann/json.hpp>
@@ -284,7 +285,7 @@ RunSetup::RunSetup(WorkbenchState* state, QWidget* parent)
           Json::json_pointer("/rollouts_per_task"));
 
     // How rollouts are decoded.
-    QGroupBox* rollouts = box(0, 2);
+    QGroupBox* rollouts = box(1, 0);
     whole(rollouts, QT_TR_NOOP("Block length"), 1, 1024,
           Json::json_pointer("/rollout/block_length"));
     whole(rollouts, QT_TR_NOOP("Denoising steps per block"), 1, 1024,
@@ -301,7 +302,7 @@ RunSetup::RunSetup(WorkbenchState* state, QWidget* parent)
           Json::json_pointer("/rollout/batch"));
 
     // The reward.
-    QGroupBox* reward = box(1, 0);
+    QGroupBox* reward = box(1, 1);
     choice(reward, QT_TR_NOOP("Reward"),
            {QStringLiteral("correctness"), QStringLiteral("timed"), QStringLiteral("compile")},
            Json::json_pointer("/reward/mode"));
@@ -313,7 +314,7 @@ RunSetup::RunSetup(WorkbenchState* state, QWidget* parent)
           Json::json_pointer("/judge/compile_threads"));
 
     // The policy update.
-    QGroupBox* optimiser = box(1, 1);
+    QGroupBox* optimiser = box(2, 0);
     real(optimiser, QT_TR_NOOP("Learning rate"), Json::json_pointer("/optimizer/learning_rate"));
     whole(optimiser, QT_TR_NOOP("Rollouts per pass"), 1, 4096,
           Json::json_pointer("/optimizer/micro_batch"));
@@ -324,7 +325,7 @@ RunSetup::RunSetup(WorkbenchState* state, QWidget* parent)
     real(optimiser, QT_TR_NOOP("KL weight"), Json::json_pointer("/trace_rl/kl_beta"));
 
     // Held-out evaluation and checkpoints.
-    QGroupBox* evaluation = box(1, 2);
+    QGroupBox* evaluation = box(2, 1);
     whole(evaluation, QT_TR_NOOP("Evaluate every (steps)"), 0, 1000000,
           Json::json_pointer("/eval/every"));
     auto* evalTasks = new QLineEdit(evaluation);
@@ -362,11 +363,12 @@ RunSetup::RunSetup(WorkbenchState* state, QWidget* parent)
           Json::json_pointer("/save_every"));
     whole(evaluation, QT_TR_NOOP("Checkpoints kept"), 1, 1000,
           Json::json_pointer("/keep_checkpoints"));
-    for (int c = 0; c < 3; ++c)
+    for (int c = 0; c < 2; ++c)
         grid->setColumnStretch(c, 1);
 
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setWidget(content);
 
@@ -380,7 +382,6 @@ RunSetup::RunSetup(WorkbenchState* state, QWidget* parent)
     m_preview = new QPlainTextEdit(this);
     m_preview->setReadOnly(true);
     m_preview->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    m_preview->setMaximumHeight(110);
     m_preview->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_problemLabel = new QLabel(this);
     m_problemLabel->setWordWrap(true);
@@ -399,10 +400,16 @@ RunSetup::RunSetup(WorkbenchState* state, QWidget* parent)
     commandRow->addWidget(m_copy);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(presetRow);
-    layout->addWidget(scroll, 1);
+    // The form above, the file it makes below: the user drags the line between them.
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(scroll);
+    split->addWidget(m_preview);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    split->setChildrenCollapsible(false);
+    layout->addWidget(split, 1);
     layout->addWidget(m_problemLabel);
     layout->addLayout(commandRow);
-    layout->addWidget(m_preview);
 
     connect(m_preset, qOverload<int>(&QComboBox::activated), this,
             [this](int index) { applyPreset(m_preset->itemData(index).toString()); });
