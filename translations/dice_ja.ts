@@ -875,6 +875,10 @@ committed at step %4 (block %5), confidence %6</source>
         <source>Autoregressive: %1 tokens, %2 tokens/s, %3 denoising passes per token</source>
         <translation>自己回帰: %1 トークン、%2 トークン/秒、1 トークンあたり %3 回のデノイジングパス</translation>
     </message>
+    <message>
+        <source>Stopped.</source>
+        <translation>停止しました。</translation>
+    </message>
 </context>
 <context>
     <name>dice::InfillArea</name>

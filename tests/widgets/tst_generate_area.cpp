@@ -199,7 +199,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 60000);
         QVERIFY(area.generateEnabled());
         // The status says what happened, not only which model is loaded.
-        QVERIFY2(area.statusText().startsWith(QStringLiteral("Stopped after")),
+        QVERIFY2(area.statusText().startsWith(QStringLiteral("Stopped")),
                  qPrintable(area.statusText()));
     }
 

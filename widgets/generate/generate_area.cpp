@@ -569,6 +569,9 @@ void GenerateArea::stopGeneration() {
     if (!running())
         return;
     m_job->cancel();
+    // A generation stopped before it began reports nothing more; one that began says how far it
+    // got when it ends.
+    m_outcome = tr("Stopped.");
     m_status->setText(tr("Stopping…"));
 }
 
