@@ -226,6 +226,7 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
     RewardServiceOptions judgeOptions;
     judgeOptions.reward = config.reward;
     judgeOptions.evaluator.devices = config.judgeDevices;
+    judgeOptions.evaluator.workerExecutable = hooks.workerExecutable;
     judgeOptions.evaluator.idleTimeoutMs = config.judgeIdleTimeoutS * 1000;
     judgeOptions.batch.compileThreads = config.compileThreads;
     RewardService judge(judgeOptions);

@@ -29,6 +29,9 @@ struct RlHooks {
     std::function<void(const std::string&)> log;
     // Raised: the run stops after the current step (or rollout batch) with a checkpoint.
     const std::atomic<bool>* cancel = nullptr;
+    // The evaluation worker (dice-evald); empty: the one beside the running program. Where the
+    // program runs from is not where the configuration's run goes, so it is not configured.
+    std::string workerExecutable;
 };
 
 struct RlReport {

@@ -42,6 +42,13 @@ std::vector<nlohmann::json> readLines(const std::string& path) {
     return lines;
 }
 
+// The trainer's hooks with the worker of this build (a test binary has none beside it).
+RlHooks judged() {
+    RlHooks hooks;
+    hooks.workerExecutable = DICE_BIN_DIR "/dice-evald";
+    return hooks;
+}
+
 } // namespace
 
 class TestRl : public QObject {
@@ -334,7 +341,7 @@ private slots:
             {"optimizer", {{"learning_rate", 1e-5}, {"micro_batch", 2}, {"accumulation", 2}}},
             {"eval", {{"every", 0}}},
             {"save_every", 1}};
-        const RlReport first = trainRl(rlConfigFromJson(json));
+        const RlReport first = trainRl(rlConfigFromJson(json), judged());
         QVERIFY(!first.stopped);
         QCOMPARE(first.steps, std::int64_t(2));
         const std::filesystem::path run = work.path() + "/run";
@@ -363,16 +370,19 @@ private slots:
                     std::string::npos);
             QVERIFY(r.contains("hole") && r.contains("verdict") && r.contains("advantage"));
             QVERIFY(r["prompt_tokens"].get<int>() > 0);
+            // Judged for real: the worker ran (compile only, there is no GPU here).
+            QVERIFY2(r["message"].get<std::string>().find("could not start") == std::string::npos,
+                     r["message"].get<std::string>().c_str());
         }
         // A stop file: the run ends before its next step, with a checkpoint to resume from.
         json["phases"][0]["steps"] = 3;
         std::ofstream((run / "STOP").string()) << "\n";
-        const RlReport stopped = trainRl(rlConfigFromJson(json));
+        const RlReport stopped = trainRl(rlConfigFromJson(json), judged());
         QVERIFY(stopped.stopped);
         QCOMPARE(stopped.stopReason, std::string("stopped"));
         QCOMPARE(stopped.steps, std::int64_t(2));
         std::filesystem::remove(run / "STOP");
-        const RlReport resumed = trainRl(rlConfigFromJson(json));
+        const RlReport resumed = trainRl(rlConfigFromJson(json), judged());
         QCOMPARE(resumed.firstStep, std::int64_t(2));
         QCOMPARE(resumed.steps, std::int64_t(3));
         metrics = readLines((run / "metrics.jsonl").string());
@@ -388,7 +398,7 @@ private slots:
             {"reward", {{"mode", "compile"}}},
             {"eval",
              {{"every", 1}, {"max_tokens", 48}, {"data", {{"tasks", "builtin"}, {"limit", 2}}}}}};
-        const RlReport scored = trainRl(rlConfigFromJson(scoring));
+        const RlReport scored = trainRl(rlConfigFromJson(scoring), judged());
         QCOMPARE(scored.steps, std::int64_t(0));
         const auto evaluations = readLines(work.path() + "/score/eval.jsonl");
         QCOMPARE(evaluations.size(), std::size_t(1));

@@ -40,12 +40,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-QString field(const Json& r, const char* key) {
-    const auto it = r.find(key);
-    return it != r.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
-                                            : QString();
-}
-
 QPlainTextEdit* codeView(QWidget* parent) {
     auto* view = new QPlainTextEdit(parent);
     view->setReadOnly(true);
@@ -216,11 +210,11 @@ RolloutBrowser::RolloutBrowser(WorkbenchState* state, QWidget* parent)
     });
     connect(m_toProfile, &QPushButton::clicked, this, [this] {
         if (const Json* r = openedRollout())
-            Q_EMIT sendToProfile(field(*r, "task"), field(*r, "candidate"));
+            Q_EMIT sendToProfile(runjson::text(*r, "task"), runjson::text(*r, "candidate"));
     });
     connect(m_toInfill, &QPushButton::clicked, this, [this] {
         if (const Json* r = openedRollout())
-            Q_EMIT sendToInfill(field(*r, "candidate"));
+            Q_EMIT sendToInfill(runjson::text(*r, "candidate"));
     });
     retranslate();
     openRow(-1);
@@ -321,8 +315,8 @@ void RolloutBrowser::showSource(int source, const Json* rollout) {
     }
     label->setText((source == 0 ? tr("Best: reward %1, %2") : tr("Worst: reward %1, %2"))
                        .arg(RolloutModel::rewardOf(*rollout), 0, 'f', 3)
-                       .arg(verdictText(field(*rollout, "verdict"))));
-    view->setPlainText(field(*rollout, "answer"));
+                       .arg(verdictText(runjson::text(*rollout, "verdict"))));
+    view->setPlainText(runjson::text(*rollout, "answer"));
 }
 
 void RolloutBrowser::openRow(int row) {
@@ -343,10 +337,10 @@ void RolloutBrowser::openRow(int row) {
         m_timeline->setRange(0, 0);
         return;
     }
-    m_prompt->setPlainText(field(*r, "prompt"));
-    m_answer->setPlainText(field(*r, "answer"));
-    m_candidate->setPlainText(field(*r, "candidate"));
-    m_message->setPlainText(field(*r, "message"));
+    m_prompt->setPlainText(runjson::text(*r, "prompt"));
+    m_answer->setPlainText(runjson::text(*r, "answer"));
+    m_candidate->setPlainText(runjson::text(*r, "candidate"));
+    m_message->setPlainText(runjson::text(*r, "message"));
     const auto [best, worst] = m_model->bestAndWorst(m_opened);
     showSource(0, best >= 0 ? &m_model->rollout(best) : nullptr);
     showSource(1, worst >= 0 ? &m_model->rollout(worst) : nullptr);

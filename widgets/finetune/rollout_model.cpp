@@ -16,17 +16,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-QString text(const Json& r, const char* key) {
-    const auto it = r.find(key);
-    return it != r.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
-                                            : QString();
-}
-
-double number(const Json& r, const char* key) {
-    const auto it = r.find(key);
-    return it != r.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
 qint64 passesOf(const Json& r) {
     const auto it = r.find("commit_step");
     qint64 last = -1;
@@ -48,10 +37,10 @@ QString flagsOf(const Json& r) {
     if (reward != r.end() && runjson::flag(*reward, "hack"))
         flags << QCoreApplication::translate("dice::RolloutModel", "hack: %1")
                      .arg(runjson::text(*reward, "hack_reason"));
-    const QString finish = text(r, "finish");
+    const QString finish = runjson::text(r, "finish");
     if (!finish.isEmpty() && finish != QLatin1String("stop"))
         flags << QCoreApplication::translate("dice::RolloutModel", "ended by %1").arg(finish);
-    const QString hole = text(r, "hole");
+    const QString hole = runjson::text(r, "hole");
     if (!hole.isEmpty())
         flags << QCoreApplication::translate("dice::RolloutModel", "hole %1").arg(hole);
     return flags.join(QStringLiteral("; "));
@@ -81,18 +70,18 @@ double RolloutModel::rewardOf(const Json& r) {
         return 0.0;
     if (it->is_number())
         return it->get<double>();
-    return it->is_object() ? number(*it, "value") : 0.0;
+    return it->is_object() ? runjson::number(*it, "value") : 0.0;
 }
 
 std::pair<int, int> RolloutModel::bestAndWorst(int row) const {
     if (row < 0 || row >= rowCount())
         return {-1, -1};
-    const double group = number(rollout(row), "group");
+    const double group = runjson::number(rollout(row), "group");
     int best = -1, worst = -1;
     double high = -std::numeric_limits<double>::infinity();
     double low = std::numeric_limits<double>::infinity();
     for (int i = 0; i < rowCount(); ++i) {
-        if (number(rollout(i), "group") != group)
+        if (runjson::number(rollout(i), "group") != group)
             continue;
         const double value = rewardOf(rollout(i));
         if (value > high) {
@@ -127,23 +116,23 @@ QVariant RolloutModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ForegroundRole && index.column() == Verdict)
         return correctOf(r) ? QColor(0x1b, 0x7a, 0x3a) : QColor(0xa0, 0x20, 0x20);
     if (role == Qt::ToolTipRole && index.column() == Verdict)
-        return text(r, "message");
+        return runjson::text(r, "message");
     if (role != Qt::DisplayRole && !sort)
         return {};
     switch (index.column()) {
     case Group:
-        return static_cast<qint64>(number(r, "group"));
+        return static_cast<qint64>(runjson::number(r, "group"));
     case Task:
-        return text(r, "task");
+        return runjson::text(r, "task");
     case Level:
-        return static_cast<qint64>(number(r, "level"));
+        return static_cast<qint64>(runjson::number(r, "level"));
     case Reward:
         return sort ? QVariant(rewardOf(r)) : QVariant(QString::number(rewardOf(r), 'f', 3));
     case Advantage:
-        return sort ? QVariant(number(r, "advantage"))
-                    : QVariant(QString::number(number(r, "advantage"), 'f', 3));
+        return sort ? QVariant(runjson::number(r, "advantage"))
+                    : QVariant(QString::number(runjson::number(r, "advantage"), 'f', 3));
     case Verdict:
-        return verdictText(text(r, "verdict"));
+        return verdictText(runjson::text(r, "verdict"));
     case Flags:
         return flagsOf(r);
     case Tokens:

@@ -30,10 +30,7 @@ using Json = nlohmann::json;
 constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
 
 double number(const Json& line, const char* key) {
-    if (!line.is_object())
-        return kNone;
-    const auto it = line.find(key);
-    return it != line.end() && it->is_number() ? it->get<double>() : kNone;
+    return runjson::number(line, key, kNone);
 }
 
 QCPGraph* addSeries(QCustomPlot* plot, const QColor& color, Qt::PenStyle style,

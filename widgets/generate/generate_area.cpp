@@ -484,6 +484,14 @@ void GenerateArea::clearAnswer() {
         m_job = nullptr;
         m_viewTimer->stop();
     }
+    forgetResult();
+    m_plots->setTraces(&m_trace, nullptr);
+    refreshView();
+    m_outcome.clear();
+    updateAvailability();
+}
+
+void GenerateArea::forgetResult() {
     if (m_playTimer->isActive())
         togglePlay();
     m_trace.clear();
@@ -493,10 +501,6 @@ void GenerateArea::clearAnswer() {
     m_tokensPerSecond = 0;
     m_arTokensPerSecond = 0;
     m_canvas->setTrace(&m_trace);
-    m_plots->setTraces(&m_trace, nullptr);
-    refreshView();
-    m_outcome.clear();
-    updateAvailability();
 }
 
 void GenerateArea::updateAvailability() {
@@ -537,15 +541,7 @@ void GenerateArea::startGeneration() {
         m_status->setText(tr("The prompt is empty."));
         return;
     }
-    if (m_playTimer->isActive())
-        togglePlay();
-    m_trace.clear();
-    m_arTrace.clear();
-    m_answer.clear();
-    m_arAnswer.clear();
-    m_tokensPerSecond = 0;
-    m_arTokensPerSecond = 0;
-    m_canvas->setTrace(&m_trace);
+    forgetResult();
     m_canvas->setFollow(true);
     m_plots->setTraces(&m_trace, m_compareAr->isChecked() ? &m_arTrace : nullptr);
     GenerationRequest request;

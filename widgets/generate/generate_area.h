@@ -78,6 +78,8 @@ private:
     void updateAvailability();
     // Forgets the answer and its trace (stopping a generation in flight).
     void clearAnswer();
+    // The answers, their traces and rates set back to none.
+    void forgetResult();
     void applyPreset(int index);
     bool running() const { return !m_job.isNull(); }
     void onStep(int pass, const DecodeStep& step);
