@@ -58,14 +58,6 @@
         <translation>開始時のモデル</translation>
     </message>
     <message>
-        <source>Could not create %1.</source>
-        <translation>%1 を作成できませんでした。</translation>
-    </message>
-    <message>
-        <source>Could not write %1: %2</source>
-        <translation>%1 に書き込めませんでした: %2</translation>
-    </message>
-    <message>
         <source>Scoring %1 could not start: %2</source>
         <translation>%1 の採点を開始できませんでした: %2</translation>
     </message>
@@ -473,14 +465,6 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>A trainer is running on this run.</source>
         <translation>この実行ではトレーナーが動作中です。</translation>
-    </message>
-    <message>
-        <source>Could not create the run folder %1.</source>
-        <translation>実行フォルダ %1 を作成できませんでした。</translation>
-    </message>
-    <message>
-        <source>Could not write %1: %2</source>
-        <translation>%1 に書き込めませんでした: %2</translation>
     </message>
     <message>
         <source>Run: %1</source>
@@ -2316,6 +2300,10 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>The trainer could not be started: %1</source>
         <translation>トレーナーを起動できませんでした: %1</translation>
+    </message>
+    <message>
+        <source>There is no run folder %1.</source>
+        <translation>実行フォルダ %1 がありません。</translation>
     </message>
 </context>
 <context>

@@ -3,7 +3,6 @@
 #include "widgets/finetune/json_fields.h"
 
 #include "core/train/run_folder.h"
-#include "widgets/finetune/run_setup.h"
 #include "widgets/finetune/run_watcher.h"
 #include "widgets/finetune/trainer_process.h"
 #include "widgets/state/workbench_state.h"
@@ -287,19 +286,7 @@ bool CheckpointView::score(const QString& name, const QString& model) {
     config["eval"] = eval;
     QDir(folder).removeRecursively();
     QString error;
-    if (!QDir().mkpath(folder)) {
-        error = tr("Could not create %1.").arg(QDir::toNativeSeparators(folder));
-    } else {
-        const QString file = QDir(folder).filePath(RunSetup::configFileName());
-        QFile out(file);
-        if (!out.open(QIODevice::WriteOnly) ||
-            out.write(QByteArray::fromStdString(config.dump(2) + "\n")) < 0)
-            error = tr("Could not write %1: %2").arg(file, out.errorString());
-        else {
-            out.close();
-            m_scorer->start(file, folder, &error);
-        }
-    }
+    m_scorer->startWith(folder, QByteArray::fromStdString(config.dump(2) + "\n"), &error);
     if (!error.isEmpty()) {
         m_status->setText(tr("Scoring %1 could not start: %2").arg(name, error));
         return false;

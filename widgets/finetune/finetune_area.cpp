@@ -119,8 +119,7 @@ FinetuneArea::FinetuneArea(WorkbenchState* state, QWidget* parent)
     });
     connect(m_setup, &RunSetup::changed, this, [this] {
         const QString folder = m_setup->outputFolder();
-        m_setup->setCommandLine(
-            m_trainer->commandLine(QDir(folder).filePath(RunSetup::configFileName()), folder));
+        m_setup->setCommandLine(m_trainer->commandLine(TrainerProcess::configFile(folder), folder));
         updateControls();
     });
     connect(m_rollouts, &RolloutBrowser::sendToProfile, this, &FinetuneArea::sendToProfile);
@@ -263,20 +262,7 @@ bool FinetuneArea::start() {
     }
     const QString folder = QDir::cleanPath(m_setup->outputFolder());
     QString error;
-    if (!QDir().mkpath(folder)) {
-        showProblem(tr("Could not create the run folder %1.").arg(folder));
-        return false;
-    }
-    const QString config = QDir(folder).filePath(RunSetup::configFileName());
-    QFile file(config);
-    if (!file.open(QIODevice::WriteOnly) ||
-        file.write(m_setup->configuration().toUtf8() + "\n") < 0) {
-        showProblem(tr("Could not write %1: %2").arg(config, file.errorString()));
-        return false;
-    }
-    file.close();
-    TrainerProcess::clearRequests(folder);
-    if (!m_trainer->start(config, folder, &error)) {
+    if (!m_trainer->startWith(folder, m_setup->configuration().toUtf8() + "\n", &error)) {
         showProblem(error);
         return false;
     }
@@ -287,18 +273,19 @@ bool FinetuneArea::start() {
 }
 
 bool FinetuneArea::pause() {
-    QString error;
-    if (!canPause() || !TrainerProcess::requestPause(currentRun()->folder(), &error)) {
-        showProblem(error);
-        return false;
-    }
-    updateControls();
-    return true;
+    return requestEnd(true);
 }
 
 bool FinetuneArea::stop() {
+    return requestEnd(false);
+}
+
+bool FinetuneArea::requestEnd(bool pause) {
     QString error;
-    if (!canPause() || !TrainerProcess::requestStop(currentRun()->folder(), &error)) {
+    if (!canPause() ||
+        !TrainerProcess::requestEnd(currentRun()->folder(),
+                                    pause ? TrainerProcess::End::Pause : TrainerProcess::End::Stop,
+                                    &error)) {
         showProblem(error);
         return false;
     }
@@ -312,10 +299,9 @@ bool FinetuneArea::resume() {
     const QString folder = currentRun()->folder();
     // The configuration this workbench started it with, or the trainer's resolved one for a run
     // started elsewhere; the folder given again, as it may have moved since.
-    QString config = QDir(folder).filePath(RunSetup::configFileName());
+    QString config = TrainerProcess::configFile(folder);
     if (!QFileInfo::exists(config))
         config = QDir(folder).filePath(QStringLiteral("config.json"));
-    TrainerProcess::clearRequests(folder);
     QString error;
     if (!m_trainer->start(config, folder, &error)) {
         showProblem(error);

@@ -78,6 +78,8 @@ private:
     void saveSettings() const;
     void chooseRun(bool comparison);
     void showProblem(const QString& message);
+    // Pause (true) or stop after the current step.
+    bool requestEnd(bool pause);
 
     WorkbenchState* m_state;
     TrainerProcess* m_trainer;

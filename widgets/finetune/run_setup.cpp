@@ -88,6 +88,17 @@ QLineEdit* realBox(QWidget* parent) {
     return edit;
 }
 
+// A field with its buttons after it, as one row of a form.
+QWidget* withButtons(QWidget* parent, QWidget* field, std::initializer_list<QWidget*> buttons) {
+    auto* row = new QWidget(parent);
+    auto* layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(field, 1);
+    for (QWidget* button : buttons)
+        layout->addWidget(button);
+    return row;
+}
+
 QString realText(const Json& value) {
     return value.is_number() ? QString::number(value.get<double>(), 'g', 6) : QString();
 }
@@ -124,25 +135,14 @@ RunSetup::RunSetup(WorkbenchState* state, QWidget* parent)
     m_model = new QLineEdit(general);
     m_browseModel = new QPushButton(general);
     m_loadedModel = new QPushButton(general);
-    auto* modelRow = new QWidget(general);
-    auto* modelLayout = new QHBoxLayout(modelRow);
-    modelLayout->setContentsMargins(0, 0, 0, 0);
-    modelLayout->addWidget(m_model, 1);
-    modelLayout->addWidget(m_browseModel);
-    modelLayout->addWidget(m_loadedModel);
     addField(
-        general, QT_TR_NOOP("Model"), modelRow,
+        general, QT_TR_NOOP("Model"), withButtons(general, m_model, {m_browseModel, m_loadedModel}),
         [this] { m_model->setText(QString::fromStdString(m_config->json.value("model", ""))); },
         [this] { m_config->json["model"] = m_model->text().trimmed().toStdString(); });
     m_output = new QLineEdit(general);
     m_browseOutput = new QPushButton(general);
-    auto* outputRow = new QWidget(general);
-    auto* outputLayout = new QHBoxLayout(outputRow);
-    outputLayout->setContentsMargins(0, 0, 0, 0);
-    outputLayout->addWidget(m_output, 1);
-    outputLayout->addWidget(m_browseOutput);
     addField(
-        general, QT_TR_NOOP("Run folder"), outputRow,
+        general, QT_TR_NOOP("Run folder"), withButtons(general, m_output, {m_browseOutput}),
         [this] { m_output->setText(QString::fromStdString(m_config->json.value("output", ""))); },
         [this] { m_config->json["output"] = m_output->text().trimmed().toStdString(); });
     auto* device = new QComboBox(general);

@@ -43,8 +43,6 @@ public:
     QString outputFolder() const;
     void setOutputFolder(const QString& folder);
     void setModel(const QString& model);
-    // The configuration file a start writes, in the run folder.
-    static QString configFileName() { return QStringLiteral("run-config.json"); }
     void setCommandLine(const QString& command);
 
 Q_SIGNALS:

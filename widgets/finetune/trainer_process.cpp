@@ -28,16 +28,6 @@ QString shellQuoted(const QString& word) {
     return QLatin1Char('\'') + escaped + QLatin1Char('\'');
 }
 
-bool touch(const QString& path, QString* error) {
-    QFile file(path);
-    if (file.open(QIODevice::WriteOnly) && file.write("\n") == 1)
-        return true;
-    if (error)
-        *error = QCoreApplication::translate("dice::TrainerProcess", "Could not write %1: %2")
-                     .arg(QDir::toNativeSeparators(path), file.errorString());
-    return false;
-}
-
 } // namespace
 
 TrainerProcess::TrainerProcess(QObject* parent)
@@ -70,6 +60,29 @@ QString TrainerProcess::commandLine(const QString& config, const QString& folder
     return words.join(QLatin1Char(' '));
 }
 
+QString TrainerProcess::configFile(const QString& folder) {
+    return QDir(folder).filePath(QStringLiteral("run-config.json"));
+}
+
+bool TrainerProcess::startWith(const QString& folder, const QByteArray& configuration,
+                               QString* error) {
+    if (!QDir().mkpath(folder)) {
+        if (error)
+            *error =
+                tr("Could not create the run folder %1.").arg(QDir::toNativeSeparators(folder));
+        return false;
+    }
+    QFile file(configFile(folder));
+    if (!file.open(QIODevice::WriteOnly) || file.write(configuration) != configuration.size()) {
+        if (error)
+            *error = tr("Could not write %1: %2")
+                         .arg(QDir::toNativeSeparators(file.fileName()), file.errorString());
+        return false;
+    }
+    file.close();
+    return start(configFile(folder), folder, error);
+}
+
 bool TrainerProcess::start(const QString& config, const QString& folder, QString* error) {
     if (running()) {
         if (error)
@@ -82,12 +95,13 @@ bool TrainerProcess::start(const QString& config, const QString& folder, QString
                 tr("The trainer program %1 is missing.").arg(QDir::toNativeSeparators(m_program));
         return false;
     }
-    if (!QDir().mkpath(folder)) {
+    if (!QFileInfo(folder).isDir()) {
         if (error)
-            *error =
-                tr("Could not create the run folder %1.").arg(QDir::toNativeSeparators(folder));
+            *error = tr("There is no run folder %1.").arg(QDir::toNativeSeparators(folder));
         return false;
     }
+    QFile::remove(QDir(folder).filePath(QStringLiteral("PAUSE")));
+    QFile::remove(QDir(folder).filePath(QStringLiteral("STOP")));
     QProcess process;
     process.setProgram(m_program);
     process.setArguments(arguments(config, folder));
@@ -106,17 +120,15 @@ bool TrainerProcess::start(const QString& config, const QString& folder, QString
     return true;
 }
 
-bool TrainerProcess::requestPause(const QString& folder, QString* error) {
-    return touch(QDir(folder).filePath(QStringLiteral("PAUSE")), error);
-}
-
-bool TrainerProcess::requestStop(const QString& folder, QString* error) {
-    return touch(QDir(folder).filePath(QStringLiteral("STOP")), error);
-}
-
-void TrainerProcess::clearRequests(const QString& folder) {
-    QFile::remove(QDir(folder).filePath(QStringLiteral("PAUSE")));
-    QFile::remove(QDir(folder).filePath(QStringLiteral("STOP")));
+bool TrainerProcess::requestEnd(const QString& folder, End end, QString* error) {
+    QFile file(QDir(folder).filePath(end == End::Pause ? QStringLiteral("PAUSE")
+                                                       : QStringLiteral("STOP")));
+    if (file.open(QIODevice::WriteOnly) && file.write("\n") == 1)
+        return true;
+    if (error)
+        *error = tr("Could not write %1: %2")
+                     .arg(QDir::toNativeSeparators(file.fileName()), file.errorString());
+    return false;
 }
 
 bool TrainerProcess::alive(qint64 pid) {

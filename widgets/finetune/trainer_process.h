@@ -29,17 +29,21 @@ public:
     // The command as a user would type it, quoted for a POSIX shell.
     QString commandLine(const QString& config, const QString& folder) const;
 
-    // Starts the trainer; false with the reason when it could not be started. The log of the
-    // run is appended to folder/trainer.log.
+    // The configuration file a run started here is given: folder/run-config.json.
+    static QString configFile(const QString& folder);
+
+    // Starts the trainer on a configuration file; false with the reason when it could not be
+    // started. A PAUSE or STOP file left from before is removed, so that a run started again
+    // resumes; the log of the run is appended to folder/trainer.log.
     bool start(const QString& config, const QString& folder, QString* error);
+    // Writes `configuration` to the folder's configFile() and starts the trainer on it.
+    bool startWith(const QString& folder, const QByteArray& configuration, QString* error);
     bool running() const { return m_pid > 0; }
     qint64 pid() const { return m_pid; }
 
     // Ends the run after its current step with a checkpoint (the trainer's PAUSE or STOP file).
-    static bool requestPause(const QString& folder, QString* error);
-    static bool requestStop(const QString& folder, QString* error);
-    // Removes the control files, so that starting the run again resumes it.
-    static void clearRequests(const QString& folder);
+    enum class End { Pause, Stop };
+    static bool requestEnd(const QString& folder, End end, QString* error);
     // True when a trainer with this process id lives on this machine.
     static bool alive(qint64 pid);
 
