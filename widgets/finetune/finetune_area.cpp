@@ -42,11 +42,6 @@ const QColor kRunColors[] = {QColor(0x21, 0x66, 0xac), QColor(0xd6, 0x60, 0x4d),
                              QColor(0x1b, 0x9e, 0x77), QColor(0x75, 0x70, 0xb3),
                              QColor(0xe6, 0xab, 0x02), QColor(0x66, 0x66, 0x66)};
 
-qint64 integer(const nlohmann::json& status, const char* key) {
-    const auto it = status.find(key);
-    return it != status.end() && it->is_number() ? it->get<qint64>() : 0;
-}
-
 } // namespace
 
 FinetuneArea::FinetuneArea(WorkbenchState* state, QWidget* parent)
@@ -373,6 +368,10 @@ void FinetuneArea::updateControls() {
     }
     const nlohmann::json status =
         run->run().status().is_object() ? run->run().status() : nlohmann::json::object();
+    // Whole numbers of the status (its seconds are fractional).
+    const auto integer = [](const nlohmann::json& from, const char* key) {
+        return static_cast<qint64>(runjson::number(from, key));
+    };
     const QString state = run->state();
     const qint64 steps = integer(status, "steps");
     const qint64 step = integer(status, "step");
