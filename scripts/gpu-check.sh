@@ -112,6 +112,60 @@ for step in "${steps[@]}"; do
         # (tests/fixtures/kernel-listings/README.md).
         PYTHON="$python" "$here/scripts/kernel-listings.sh" "$dice" kernel-listings || status=1
         ;;
+    build)
+        # Only the build above: for a command that runs the programs itself.
+        ;;
+    rl-nano)
+        # BiC-RL of the embedded model on its own corpus (bench/rl-nano.json): both phases on the
+        # training split, held-out variants evaluated every 5 steps. RL_NANO_SECONDS ends the run
+        # after the step in progress at that many seconds (a STOP file, as the Fine-tune area
+        # stops a run). The result file holds the command, the machine, the configuration, every
+        # step's metrics and every evaluation; the run folder comes back without its weights.
+        work="$here/build/nano"
+        mkdir -p "$work"
+        (
+            cd "$work"
+            if [[ ! -f corpus/corpus.jsonl ]]; then
+                "$dice" data synth --output corpus --seed 1 --variants 24
+            fi
+            rm -rf rl-nano
+            cp "$here/bench/rl-nano.json" rl-nano.json
+            mkdir -p rl-nano
+            timer=""
+            if [[ -n "${RL_NANO_SECONDS:-}" ]]; then
+                (sleep "$RL_NANO_SECONDS" && touch rl-nano/STOP) &
+                timer=$!
+            fi
+            command=(dice train rl --config rl-nano.json --output rl-nano)
+            rc=0
+            "$dice" "${command[@]:1}" 2>&1 | tee rl-nano/trainer.log || rc=1
+            [[ -z "$timer" ]] || kill "$timer" 2>/dev/null || true
+            "$dice" info --json >info.json
+            "$python" - "$out/rl-nano-$device.json" "${command[*]}" <<'PY'
+import json, sys
+def lines(path):
+    try:
+        return [json.loads(l) for l in open(path) if l.strip()]
+    except FileNotFoundError:
+        return []
+report = {
+    "kind": "rl-nano",
+    "command": sys.argv[2],
+    "system": json.load(open("info.json")),
+    "config": json.load(open("rl-nano/config.json")),
+    "status": json.load(open("rl-nano/status.json")),
+    "metrics": lines("rl-nano/metrics.jsonl"),
+    "eval": lines("rl-nano/eval.jsonl"),
+}
+report["status"].pop("pid", None)
+report["status"].pop("host", None)
+json.dump(report, open(sys.argv[1], "w"), indent=1)
+PY
+            tar -czf "$out/rl-nano-run-$device.tar.gz" --exclude='*.safetensors' \
+                --exclude='optimizer.pt' --exclude='rl-nano/model' rl-nano
+            exit $rc
+        ) || status=1
+        ;;
     nano-curate | nano-train | nano-eval)
         # The embedded model (docs/dice-nano.md): its corpus and the curation of it, its training,
         # and its evaluation. Corpora, runs and answers stay in build/nano; the result files go to
