@@ -3,7 +3,6 @@
 
 #if DICE_TORCH_CUDA
 #include <ATen/cuda/CUDAEvent.h>
-#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #endif
 
@@ -15,6 +14,7 @@
 #include "core/diffusion/qwen3_network.h"
 #include "core/diffusion/sdar_sampler.h"
 #include "core/model/cpu_threads.h"
+#include "core/model/device_memory.h"
 
 #include <algorithm>
 #include <chrono>
@@ -36,30 +36,12 @@ void synchronize(const ModelBenchOptions& o) {
 }
 
 void resetPeakMemory(const ModelBenchOptions& o) {
-#if DICE_TORCH_CUDA
-    if (o.device == ModelDevice::Cuda) {
-        // The caching allocator is set up by the first CUDA allocation; before it, its statistics
-        // calls fail with "Invalid device argument".
-        (void)at::empty({1}, at::TensorOptions().device(at::kCUDA));
-        c10::cuda::CUDACachingAllocator::emptyCache();
-        c10::cuda::CUDACachingAllocator::resetPeakStats(0);
-    }
-#else
-    (void)o;
-#endif
+    if (o.device == ModelDevice::Cuda)
+        resetPeakDeviceMemory(0);
 }
 
 std::int64_t peakMemory(const ModelBenchOptions& o) {
-#if DICE_TORCH_CUDA
-    if (o.device == ModelDevice::Cuda) {
-        const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(0);
-        // Index 0 is the aggregate over all pool kinds.
-        return stats.allocated_bytes[0].peak;
-    }
-#else
-    (void)o;
-#endif
-    return 0;
+    return o.device == ModelDevice::Cuda ? peakDeviceMemory(0) : 0;
 }
 
 // Milliseconds of one call, measured the way decoding uses it: the pass and the wait for it.

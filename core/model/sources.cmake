@@ -6,6 +6,7 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
 )
 list(APPEND DICE_CORE_TORCH_SOURCES
     model/cpu_threads.cpp
+    model/device_memory.cpp
     model/qwen3_model.cpp
     model/safetensors_torch.cpp
 )

@@ -9,12 +9,14 @@
 #include "core/common/splitmix.h"
 #include "core/cuda/cuda_driver.h"
 #include "core/diffusion/qwen3_network.h"
+#include "core/model/device_memory.h"
 #include "core/model/qwen3_model.h"
 #include "core/reward/reward_service.h"
 #include "core/tokenizer/tokenizer.h"
 #include "core/train/rl_tasks.h"
 #include "core/train/sft_data.h"
 #include "core/train/trace_rl.h"
+#include "core/train/trace_update.h"
 #include "core/train/train_common.h"
 
 #include <nlohmann/json.hpp>
@@ -396,6 +398,8 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         const auto picked = scheduleStep(config.schedule, pool, candidates, config.tasksPerStep,
                                          phaseStep, records, config.seed);
         const auto stepStart = Clock::now();
+        if (device.is_cuda())
+            resetPeakDeviceMemory(device.index());
         nlohmann::json state = {{"state", "sampling"},
                                 {"step", step + 1},
                                 {"steps", total},
@@ -494,71 +498,28 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         const auto updateStart = Clock::now();
         state["state"] = "updating";
         status.set(state, true);
-        double policy = 0, kl = 0, clipped = 0, ratio = 0, gradNorm = 0, entropy = 0;
-        int microBatches = 0, optimizerSteps = 0;
-        std::int64_t targets = 0;
-        if (!traces.empty()) {
-            std::vector<TraceBatch> batches;
-            std::vector<at::Tensor> oldLogProbs;
-            {
-                at::NoGradGuard noGrad;
-                for (std::size_t at = 0; at < traces.size();
-                     at += static_cast<std::size_t>(config.microBatch)) {
-                    std::vector<const TraceRollout*> part;
-                    for (std::size_t k = at;
-                         k <
-                         std::min(traces.size(), at + static_cast<std::size_t>(config.microBatch));
-                         ++k)
-                        part.push_back(&traces[k]);
-                    batches.push_back(makeTraceBatch(part, config.sampler.blockLength, maskId,
-                                                     padId, tokenizer.vocabSize()));
-                    AutocastScope scope(autocast);
-                    const auto& b = batches.back();
-                    const auto logits = model->forward(b.tokens.to(device), b.positions.to(device),
-                                                       b.mask.to(device));
-                    oldLogProbs.push_back(targetLogProbs(logits, b, &entropy).detach());
-                }
-            }
-            TraceLossOptions lossOptions;
-            lossOptions.clipEpsilon = config.clipEpsilon;
-            lossOptions.klBeta = config.klBeta;
-            const auto accumulation = static_cast<std::size_t>(config.accumulation);
-            optimizer.zero_grad();
-            for (std::size_t m = 0; m < batches.size(); ++m) {
-                // Each micro-batch's loss is a mean over its rollouts; an optimizer step averages
-                // the micro-batches it gathers.
-                const std::size_t windowStart = m / accumulation * accumulation;
-                const std::size_t window = std::min(accumulation, batches.size() - windowStart);
-                TraceLoss loss;
-                {
-                    AutocastScope scope(autocast);
-                    const auto& b = batches[m];
-                    const auto logits = model->forward(b.tokens.to(device), b.positions.to(device),
-                                                       b.mask.to(device));
-                    loss = traceLoss(targetLogProbs(logits, b), oldLogProbs[m], b, lossOptions);
-                }
-                (loss.loss / static_cast<double>(window)).backward();
-                policy += loss.policy;
-                kl += loss.kl;
-                clipped += loss.clipped;
-                ratio += loss.ratioMean;
-                targets += batches[m].targetCount;
-                ++microBatches;
-                if (m + 1 == windowStart + window) {
-                    gradNorm =
-                        torch::nn::utils::clip_grad_norm_(model->parameters(), config.clipNorm);
-                    optimizer.step();
-                    optimizer.zero_grad();
-                    ++optimizerSteps;
-                }
-                state["updated"] = m + 1;
-                state["micro_batches"] = batches.size();
-                state["seconds"] = secondsSince(stepStart);
-                status.set(state);
-            }
-            if (!std::isfinite(policy) || !std::isfinite(kl))
-                throw Error("the TraceRL loss became non-finite at step " +
-                            std::to_string(step + 1) + "; lower the learning rate");
+        TraceUpdateOptions update;
+        update.microBatch = config.microBatch;
+        update.accumulation = config.accumulation;
+        update.clipNorm = config.clipNorm;
+        update.loss.clipEpsilon = config.clipEpsilon;
+        update.loss.klBeta = config.klBeta;
+        update.blockLength = config.sampler.blockLength;
+        update.maskId = maskId;
+        update.padId = padId;
+        update.vocabLimit = tokenizer.vocabSize();
+        update.autocast = autocast;
+        update.progress = [&](std::size_t done, std::size_t of) {
+            state["updated"] = done;
+            state["micro_batches"] = of;
+            state["seconds"] = secondsSince(stepStart);
+            status.set(state);
+        };
+        TraceUpdateStats u;
+        try {
+            u = traceRlUpdate(*model, optimizer, traces, update);
+        } catch (const Error& e) {
+            throw Error("step " + std::to_string(step + 1) + ": " + e.what());
         }
         const double updateSeconds = secondsSince(updateStart);
 
@@ -624,14 +585,14 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
             {"groups_kept", traces.size() / std::max<std::size_t>(1, group)},
             {"groups", prompts.size()},
             {"rollouts_kept", traces.size()},
-            {"loss_policy", microBatches ? policy / microBatches : 0.0},
-            {"kl", microBatches ? kl / microBatches : 0.0},
-            {"clip_fraction", microBatches ? clipped / microBatches : 0.0},
-            {"entropy", targets ? entropy / static_cast<double>(targets) : 0.0},
-            {"ratio_mean", microBatches ? ratio / microBatches : 1.0},
-            {"grad_norm", gradNorm},
-            {"optimizer_steps", optimizerSteps},
-            {"targets", targets},
+            {"loss_policy", u.microBatches ? u.policy / u.microBatches : 0.0},
+            {"kl", u.microBatches ? u.kl / u.microBatches : 0.0},
+            {"clip_fraction", u.microBatches ? u.clipped / u.microBatches : 0.0},
+            {"entropy", u.targets ? u.entropy / static_cast<double>(u.targets) : 0.0},
+            {"ratio_mean", u.microBatches ? u.ratio / u.microBatches : 1.0},
+            {"grad_norm", u.gradNorm},
+            {"optimizer_steps", u.optimizerSteps},
+            {"targets", u.targets},
             {"learning_rate", config.learningRate},
             {"sampled_tokens", sampledTokens},
             {"answer_tokens",
@@ -639,6 +600,8 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
             {"sample_seconds", sampleSeconds},
             {"judge_seconds", judgeSeconds},
             {"update_seconds", updateSeconds},
+            {"old_policy_seconds", u.oldPolicySeconds},
+            {"peak_memory_bytes", device.is_cuda() ? peakDeviceMemory(device.index()) : 0},
             {"tokens_per_second", sampleSeconds > 0 ? sampledTokens / sampleSeconds : 0.0},
             {"seconds", secondsSince(begin)}};
         metrics << line.dump() << "\n" << std::flush;

@@ -10,5 +10,6 @@ list(APPEND DICE_CORE_TORCH_SOURCES
     train/rl_trainer.cpp
     train/sft_trainer.cpp
     train/trace_rl.cpp
+    train/trace_update.cpp
     train/train_common.cpp
 )
