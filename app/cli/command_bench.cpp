@@ -22,6 +22,7 @@ const std::vector<Benchmark>& benchmarks() {
         {"model", "the network's passes and generation, against transformers (--help)", benchModel},
         {"kernelbench", "the paper's KernelBench table with a model (--help)", benchKernelBench},
         {"reward", "the reward service on 1,024 candidates of an RL step (--help)", benchReward},
+        {"rl", "one RL step's sampling, reward and update at a model shape (--help)", benchRl},
     };
     return list;
 }

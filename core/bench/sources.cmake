@@ -5,4 +5,5 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
 )
 list(APPEND DICE_CORE_TORCH_SOURCES
     bench/model_bench.cpp
+    bench/rl_bench.cpp
 )

@@ -4,6 +4,8 @@
 // of every round must give each committed token the probability the sampler saw for it.
 #include <torch/torch.h>
 
+#include "core/bench/model_bench.h"
+#include "core/bench/rl_bench.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/diffusion/qwen3_network.h"
@@ -55,6 +57,51 @@ class TestRl : public QObject {
     Q_OBJECT
 
 private slots:
+    void benchmarkFlopsCountEveryMatrixAndBothAttentionProducts() {
+        // The 1.7B shape worked by hand: per layer q and o 2048x2048, k and v 2048x1024, the MLP
+        // 3 x 2048x6144; the output head 151936x2048; the embedding lookup costs nothing.
+        const double matrices =
+            28.0 * (2 * 2048.0 * 2048 + 2 * 2048.0 * 1024 + 3 * 2048.0 * 6144) + 151936.0 * 2048;
+        const double rows = 3, length = 1000;
+        const double expected =
+            2 * matrices * rows * length + 4 * 28.0 * 16 * 128 * length * length * rows;
+        const double got = forwardFlops(benchmarkShape("1.7b"), 3, 1000);
+        QVERIFY2(std::abs(got / expected - 1) < 1e-3, std::to_string(got / expected).c_str());
+    }
+
+    void benchmarkTimesEveryPartOfAStep() {
+        RlBenchOptions o;
+        o.shape = "20m";
+        o.device = ModelDevice::Cpu;
+        o.tasks = 2;
+        o.rolloutsPerTask = 2;
+        o.promptTokens = 12;
+        o.maxTokens = 16;
+        o.rolloutBatch = 3;
+        o.accumulation = 2;
+        o.reward = false;
+        const auto r = runRlBenchmark(o);
+        // Random weights never write a stop token: every answer uses its whole budget.
+        QCOMPARE(r["sampling"]["answer_tokens"].get<int>(), 4 * 16);
+        QVERIFY(r["sampling"]["seconds"].get<double>() > 0);
+        QVERIFY(r["reward"].is_null());
+        const auto& u = r["update"];
+        QCOMPARE(u["micro_batches"].get<int>(), 4);
+        QCOMPARE(u["optimizer_steps"].get<int>(), 2);
+        QCOMPARE(u["targets"].get<int>(), 4 * 16);
+        // Each rollout is replayed in as many rounds as a block has denoising steps (4, one token
+        // each at this confidence), over the doubled prompt + answer (+ a tail to the block).
+        QCOMPARE(u["rows"].get<int>(), 4 * 4);
+        QCOMPARE(u["row_length"].get<int>(), 2 * 28);
+        const double fwd = forwardFlops(benchmarkShape("20m"), 16, 56);
+        QVERIFY(std::abs(u["forward_tflop"].get<double>() * 1e12 / fwd - 1) < 1e-9);
+        QVERIFY(u["mfu"].get<double>() > 0);
+        QVERIFY(std::abs(r["step_seconds"].get<double>() - (r["sampling"]["seconds"].get<double>() +
+                                                            u["old_policy_seconds"].get<double>() +
+                                                            u["update_seconds"].get<double>())) <
+                1e-6);
+    }
+
     void roundsFollowTheTrace() {
         // Prompt of 3 tokens, blocks of 4 from position 0: block 0 holds answer[0], block 1
         // answer[1..4], block 2 answer[5].
