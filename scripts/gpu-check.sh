@@ -95,6 +95,13 @@ for step in "${steps[@]}"; do
                 --output "kernelbench-agreement-$device.json" || status=1
         fi
         ;;
+    bench-rl)
+        # One BiC-RL step at the 1.7B shape with random weights: 64 tasks x 16 rollouts of up to
+        # 1,024 tokens by default; BENCH_RL_TASKS asks fewer tasks (a part of the step, when a
+        # call's time is short).
+        "$dice" bench rl --shape 1.7b --tasks "${BENCH_RL_TASKS:-64}" \
+            --output "bench-rl-1.7b-$device.json" || status=1
+        ;;
     bench-model)
         # Random weights in the 1.7B, 4B and 8B shapes, bf16, batch 1 and 16, beside
         # transformers' Qwen3 (bench/hf_qwen3_bench.py) and the weight-streaming bound.
