@@ -341,10 +341,12 @@ nlohmann::json rlPreset(const std::string& name) {
             {"eval", {{"every", 10}, {"max_tokens", 4096}}},
             {"save_every", 10}};
     if (name == "cpu-demo") {
-        // The built-in tasks the embedded model can write. Given room, it writes all of them
-        // right (and fills none of their skeletons, so the infilling phase is one step, to show
-        // it): with at most 320 tokens, the answers that ramble are cut off and do not compile,
-        // so a group's rewards differ and the run learns to finish its kernel within its budget.
+        // The built-in tasks the embedded model can write. With at most 320 tokens the answers
+        // that ramble are cut off and do not compile, so a group's rewards differ and the run
+        // learns to finish its kernel within its budget: measured on two cores, the mean reward
+        // went from under 0.1 to 0.6-1.0 and the greedy score from 1 to 5 of 6 within 8 steps
+        // (docs/rl.md). It fills none of their skeletons yet, so the infilling phase is one step,
+        // to show it.
         const nlohmann::json tasks = {
             {"tasks", "builtin"},
             {"names", {"relu", "gelu", "silu", "tanh", "sigmoid", "leaky_relu"}}};
@@ -352,10 +354,10 @@ nlohmann::json rlPreset(const std::string& name) {
                 {"device", "cpu"},
                 {"phases",
                  {{{"kind", "infill"}, {"steps", 1}, {"data", tasks}},
-                  {{"kind", "end_to_end"}, {"steps", 6}, {"data", tasks}}}},
+                  {{"kind", "end_to_end"}, {"steps", 10}, {"data", tasks}}}},
                 {"schedule", "adaptive"},
-                {"tasks_per_step", 1},
-                {"rollouts_per_task", 4},
+                {"tasks_per_step", 3},
+                {"rollouts_per_task", 8},
                 {"rollout",
                  {{"block_length", 4},
                   {"steps", 4},
@@ -363,15 +365,15 @@ nlohmann::json rlPreset(const std::string& name) {
                   {"threshold", 0.9},
                   {"temperature", 0.7},
                   {"max_tokens", 320},
-                  {"batch", 8}}},
+                  {"batch", 24}}},
                 // Without a GPU a kernel cannot run: a candidate earns its reward by compiling
                 // and passing the dry run of its host code (the reference's shapes and dtypes).
                 {"reward", {{"mode", "compile"}}},
                 {"judge", {{"compile_threads", 2}}},
                 {"optimizer",
-                 {{"learning_rate", 2e-5},
+                 {{"learning_rate", 5e-5},
                   {"accumulation", 2},
-                  {"micro_batch", 2},
+                  {"micro_batch", 4},
                   {"clip_norm", 1.0}}},
                 {"trace_rl", {{"clip_epsilon", 0.2}, {"kl_beta", 0.01}}},
                 {"eval", {{"every", 4}, {"data", tasks}, {"max_tokens", 320}}},
