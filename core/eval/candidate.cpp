@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <regex>
 #include <set>
 
 namespace dice {
@@ -672,6 +673,20 @@ std::vector<PrecisionFinding> scanReducedPrecision(const NativeCandidate& candid
             findings.push_back({t.line + candidate.deviceFirstLine - 1, t.text});
     }
     return findings;
+}
+
+Diagnostic candidateDiagnostic(const FileError& error, const std::string& origin) {
+    Diagnostic d;
+    d.file = origin;
+    d.severity = Severity::Error;
+    d.message = error.problem();
+    static const std::regex linePrefix(R"(^line (\d+): (.*)$)");
+    std::smatch m;
+    if (std::regex_match(d.message, m, linePrefix)) {
+        d.line = std::stoi(m[1].str());
+        d.message = m[2].str();
+    }
+    return d;
 }
 
 } // namespace dice

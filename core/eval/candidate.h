@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/common/error.h"
+#include "core/cuda/compile_types.h"
 #include "core/tasks/task.h"
 
 #include <optional>
@@ -33,6 +35,9 @@ std::string readCandidateFile(const std::string& path);
 // Splits a .dice file into its parts. Throws FileError naming the file, the line and what is wrong
 // (a missing, repeated or misplaced pragma, an empty part, a file that is not text).
 NativeCandidate parseNativeCandidate(const std::string& source, const std::string& origin);
+
+// parseNativeCandidate's error as a diagnostic of `origin`, at the line it names.
+Diagnostic candidateDiagnostic(const FileError& error, const std::string& origin);
 
 // How one kernel parameter is bound to an argument of dice.launch.
 enum class ParamKind {

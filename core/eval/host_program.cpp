@@ -581,6 +581,36 @@ struct ReferenceProgram::Impl {
     std::shared_ptr<torch::jit::CompilationUnit> unit;
 };
 
+std::vector<Diagnostic> hostPartDiagnostics(const NativeCandidate& candidate,
+                                            const std::string& file) {
+    std::vector<Diagnostic> out;
+    const auto add = [&](int line, const std::string& message) {
+        Diagnostic d;
+        d.file = file;
+        d.line = line > 0 ? line : candidate.hostFirstLine;
+        d.message = message;
+        out.push_back(d);
+    };
+    try {
+        const HostProgram program = HostProgram::compile(candidate);
+        const HostAnalysis& a = program.analysis();
+        for (const auto& v : a.violations)
+            add(v.line, v.op);
+        for (const auto& f : a.fallbacks)
+            add(f.line, f.op + " computes with a PyTorch operator on tensors: host code may "
+                               "allocate, read shapes, take views and launch kernels");
+        for (const auto& r : a.refused)
+            add(r.line, r.op + " is outside the host dialect");
+        if (a.launches.empty())
+            add(candidate.hostFirstLine, "the host code never calls dice.launch");
+    } catch (const HostCompileError& e) {
+        Diagnostic d = e.diagnostic();
+        d.file = file;
+        out.push_back(d);
+    }
+    return out;
+}
+
 ReferenceProgram ReferenceProgram::compile(const std::string& source, const std::string& origin) {
     if (!t_onCompileStack) {
         if (source.size() > kMaxTorchScriptBytes)

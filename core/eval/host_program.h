@@ -127,6 +127,13 @@ private:
     std::shared_ptr<Impl> m_impl;
 };
 
+// What the editor marks in a candidate's host part before it is evaluated: a host part that does
+// not compile (one error at its line), and the operators the evaluator will refuse (each an error
+// at its line: outside the dialect, or a breach of it). The evaluator decides the verdict; these
+// only say where, as the compiler's diagnostics do for the device part.
+std::vector<Diagnostic> hostPartDiagnostics(const NativeCandidate& candidate,
+                                            const std::string& file);
+
 // The useful line of an error thrown while host code ran (TorchScript wraps the error of an
 // operator, a refused launch, in its own traceback), cut to at most 240 printable ASCII
 // characters: the text of an assert or a raise is the candidate's own.

@@ -20,7 +20,6 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
-#include <regex>
 #include <set>
 #include <thread>
 
@@ -56,20 +55,6 @@ extern "C" __global__ void dice_timing_spin(unsigned long long nanoseconds)
     }
 }
 )";
-
-Diagnostic diagnosticFromFileError(const FileError& e, const std::string& origin) {
-    Diagnostic d;
-    d.file = origin;
-    d.severity = Severity::Error;
-    d.message = e.problem();
-    static const std::regex linePrefix(R"(^line (\d+): (.*)$)");
-    std::smatch m;
-    if (std::regex_match(d.message, m, linePrefix)) {
-        d.line = std::stoi(m[1].str());
-        d.message = m[2].str();
-    }
-    return d;
-}
 
 bool allFloat32(const Task& task) {
     bool anyFloat = false;
@@ -162,7 +147,7 @@ bool NativeEvaluator::Impl::prepare(const Task& task, const std::string& source,
     } catch (const FileError& e) {
         r.verdict = Verdict::InvalidCandidate;
         r.message = e.what();
-        r.diagnostics.push_back(diagnosticFromFileError(e, origin));
+        r.diagnostics.push_back(candidateDiagnostic(e, origin));
         return false;
     }
     try {

@@ -269,28 +269,8 @@ void ProfileArea::compileNow() {
     options.lineInfo = true;
     const QString text = m_editor->text();
     m_compiledName = compiledFileName();
-    QString source = text;
-    if (isNativeCandidate(text)) {
-        // Only the device part goes to NVRTC; its #line keeps the file's line numbers.
-        try {
-            source = QString::fromStdString(
-                parseNativeCandidate(text.toStdString(), m_compiledName.toStdString())
-                    .deviceForCompiler());
-        } catch (const std::exception& e) {
-            CompileResult invalid;
-            invalid.architecture = options.architecture;
-            Diagnostic d;
-            d.file = m_compiledName.toStdString();
-            d.line = 1;
-            d.message = e.what();
-            invalid.diagnostics.push_back(d);
-            invalid.log = e.what();
-            showResult(invalid);
-            return;
-        }
-    }
     m_status->setText(tr("Compiling for %1…").arg(m_arch->currentText()));
-    CompileJob* job = m_state->compileService()->compile(source, m_compiledName, options);
+    CompileJob* job = m_state->compileService()->compile(text, m_compiledName, options);
     connect(job, &CompileJob::finished, this, &ProfileArea::showResult);
 }
 

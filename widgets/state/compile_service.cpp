@@ -3,8 +3,42 @@
 
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/sass_disassembler.h"
+#include "core/eval/candidate.h"
+#include "core/eval/host_program.h"
 
 namespace dice {
+
+namespace {
+
+// A candidate (a file named .dice): its device part through NVRTC (its #line keeps the file's line
+// numbers) and its host part through the host compiler, so that both parts' mistakes are marked
+// before an evaluation; any other file is CUDA for NVRTC as it is.
+CompileResult compileFile(NvrtcCompiler& compiler, const std::string& text, const std::string& name,
+                          const CompileOptions& options) {
+    const std::string suffix = ".dice";
+    if (name.size() < suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        return compiler.compile(text, name, options);
+    NativeCandidate candidate;
+    try {
+        candidate = parseNativeCandidate(text, name);
+    } catch (const FileError& e) {
+        CompileResult invalid;
+        invalid.architecture = options.architecture;
+        invalid.diagnostics.push_back(candidateDiagnostic(e, name));
+        invalid.log = e.what();
+        return invalid;
+    }
+    CompileResult result = compiler.compile(candidate.deviceForCompiler(), name, options);
+    const auto host = hostPartDiagnostics(candidate, name);
+    if (!host.empty()) {
+        result.diagnostics.insert(result.diagnostics.end(), host.begin(), host.end());
+        result.ok = false;
+    }
+    return result;
+}
+
+} // namespace
 
 CompileService::CompileService(QObject* parent)
     : QObject(parent)
@@ -20,7 +54,7 @@ CompileJob* CompileService::compile(const QString& source, const QString& fileNa
     m_thread->post(job, QStringLiteral("compile"), OwnerThread::InFlight::Dropped,
                    [job, compiler = m_compiler, text = source.toStdString(),
                     name = fileName.toStdString(), options](const OwnerThread::Context& context) {
-                       CompileResult result = compiler->compile(text, name, options);
+                       CompileResult result = compileFile(*compiler, text, name, options);
                        context.deliver([job, result] { Q_EMIT job->finished(result); });
                    });
     return job;

@@ -46,6 +46,7 @@ public:
     explicit CompileService(QObject* parent = nullptr);
     ~CompileService() override;
 
+    // A file named .dice is a candidate: its device part is compiled and its host part checked.
     CompileJob* compile(const QString& source, const QString& fileName,
                         const CompileOptions& options);
     // Runs the CUDA toolkit's disassembler on a thread of its own, so a slow one never holds
