@@ -75,6 +75,58 @@ private Q_SLOTS:
         QCOMPARE(index, 15);
     }
 
+    void hostPartMistakesAreMarkedBeforeEvaluation() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        dice::WorkbenchState state;
+        dice::ProfileArea area(&state);
+        area.show();
+        QSignalSpy compiled(&area, &dice::ProfileArea::compiled);
+        const QString device =
+            "#pragma dice device\n"
+            "extern \"C\" __global__ void k(const float* x, float* y, long long n)\n"
+            "{\n"
+            "    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+            "    if (i < n) y[i] = x[i] * 2.0f;\n"
+            "}\n"
+            "#pragma dice host\n"
+            "def forward(x: Tensor) -> Tensor:\n"
+            "    y = torch.empty_like(x)\n";
+        // Line 10 does not parse: the device part compiles, yet the candidate is not compiled.
+        area.setSource(device + "    dice.launch(\"k\", [1], [256], (x, y, x.numel())\n"
+                                "    return y\n");
+        compiled.clear();
+        area.compileNow();
+        QTRY_VERIFY_WITH_TIMEOUT(compiled.count() >= 1, 60000);
+        QVERIFY(!area.lastResult().ok);
+        QVERIFY(area.lastResult().errorCount() >= 1);
+        bool atHost = false;
+        for (int line = 10; line <= 12; ++line)
+            atHost = atHost || area.editor()->hasErrorIndicatorOnLine(line);
+        QVERIFY(atHost);
+        QVERIFY(!area.editor()->hasErrorIndicatorOnLine(5));
+        QVERIFY(!area.statusText().contains("0 warning"));
+
+        // A PyTorch operator doing the work is marked at its line (11) before any evaluation.
+        area.setSource(device + "    dice.launch(\"k\", [1], [256], (x, y, x.numel()))\n"
+                                "    return torch.relu(x)\n");
+        compiled.clear();
+        area.compileNow();
+        QTRY_VERIFY_WITH_TIMEOUT(compiled.count() >= 1, 60000);
+        QVERIFY(!area.lastResult().ok);
+        QVERIFY(area.editor()->hasErrorIndicatorOnLine(11));
+        QVERIFY(!area.editor()->hasErrorIndicatorOnLine(10));
+
+        // The honest host part: no host diagnostic.
+        area.setSource(device + "    dice.launch(\"k\", [1], [256], (x, y, x.numel()))\n"
+                                "    return y\n");
+        compiled.clear();
+        area.compileNow();
+        QTRY_VERIFY_WITH_TIMEOUT(compiled.count() >= 1, 60000);
+        QVERIFY(area.lastResult().ok);
+        QCOMPARE(area.lastResult().errorCount(), 0);
+    }
+
     void newerRequestSupersedesOlder() {
         if (!dice::NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");

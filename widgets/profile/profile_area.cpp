@@ -257,6 +257,10 @@ void ProfileArea::setSource(const QString& source) {
     retranslate();
 }
 
+QString ProfileArea::statusText() const {
+    return m_status->text();
+}
+
 QString ProfileArea::compiledFileName() const {
     return isNativeCandidate(m_editor->text()) ? QStringLiteral("candidate.dice")
                                                : QStringLiteral("kernel.cu");

@@ -44,6 +44,8 @@ public:
     explicit ProfileArea(WorkbenchState* state, QWidget* parent = nullptr);
 
     CodeEditor* editor() const { return m_editor; }
+    // The line under the toolbar: what the last compile or evaluation came to.
+    QString statusText() const;
     CodeEditor* ptxView() const { return m_ptx; }
     CodeEditor* sassView() const { return m_sass; }
     QTreeView* diagnosticsList() const { return m_diagnostics; }
