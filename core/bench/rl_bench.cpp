@@ -82,9 +82,13 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
         std::to_string(o.maxTokens) + " tokens, " + std::to_string(o.rolloutBatch) + " at a time");
     std::vector<GenerationResult> results;
     auto start = Clock::now();
+    // As the trainer: a bfloat16 copy of the weights samples on the GPU.
+    std::unique_ptr<Qwen3Model> samplingCopy;
+    if (cuda)
+        samplingCopy = model->copyAs(ModelDType::BFloat16);
     {
         at::NoGradGuard noGrad;
-        Qwen3Network network(*model);
+        Qwen3Network network(samplingCopy ? *samplingCopy : *model);
         const auto batch = static_cast<std::size_t>(o.rolloutBatch);
         for (std::size_t at = 0; at < prompts.size(); at += batch) {
             const std::vector<std::vector<std::int64_t>> chunk(
@@ -92,7 +96,6 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
                 prompts.begin() +
                     static_cast<std::ptrdiff_t>(std::min(prompts.size(), at + batch)));
             sampler.seed = o.seed + at;
-            AutocastScope scope(cuda);
             for (auto& r : generate(network, chunk, sampler))
                 results.push_back(std::move(r));
         }
@@ -129,6 +132,7 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
                           i % 2 == 0 ? 1.0 : -1.0, results[i].tailTokens,
                           results[i].tailCommitStep});
     results.clear();
+    samplingCopy.reset();
     if (cuda)
         resetPeakDeviceMemory(0);
     for (auto& p : model->parameters())

@@ -652,6 +652,53 @@ std::unique_ptr<Qwen3Model> Qwen3Model::random(const ModelConfig& config,
     return std::unique_ptr<Qwen3Model>(new Qwen3Model(std::move(impl)));
 }
 
+std::unique_ptr<Qwen3Model> Qwen3Model::copyAs(ModelDType dtype) const {
+    auto impl = std::make_unique<Impl>();
+    impl->config = d->config;
+    impl->generation = d->generation;
+    impl->placement = d->placement;
+    impl->placement.dtype = dtype;
+    at::NoGradGuard noGrad;
+    const auto type = scalarType(dtype);
+    // clone(): a copy in the same dtype must not share the source's memory.
+    const auto cast = [&](const at::Tensor& t) {
+        return t.defined() ? t.detach().to(type).clone().contiguous() : at::Tensor();
+    };
+    impl->embed = cast(d->embed);
+    impl->finalNorm = cast(d->finalNorm);
+    if (!d->config.tieWordEmbeddings)
+        impl->lmHead = cast(d->lmHead);
+    for (const auto& l : d->layers) {
+        Layer c;
+        c.inputNorm = cast(l.inputNorm);
+        c.qkv = cast(l.qkv);
+        c.qkvBias = cast(l.qkvBias);
+        c.qNorm = cast(l.qNorm);
+        c.kNorm = cast(l.kNorm);
+        c.o = cast(l.o);
+        c.oBias = cast(l.oBias);
+        c.postNorm = cast(l.postNorm);
+        c.gateUp = cast(l.gateUp);
+        c.down = cast(l.down);
+        impl->layers.push_back(std::move(c));
+    }
+    impl->finishSetup();
+    return std::unique_ptr<Qwen3Model>(new Qwen3Model(std::move(impl)));
+}
+
+void Qwen3Model::copyWeightsFrom(const Qwen3Model& source) {
+    const auto to = parameters();
+    const auto from = source.parameters();
+    if (to.size() != from.size())
+        throw Error("copyWeightsFrom: the models' configurations differ");
+    at::NoGradGuard noGrad;
+    for (std::size_t i = 0; i < to.size(); ++i) {
+        if (to[i].sizes() != from[i].sizes())
+            throw Error("copyWeightsFrom: the models' configurations differ");
+        to[i].copy_(from[i]);
+    }
+}
+
 const ModelConfig& Qwen3Model::config() const {
     return d->config;
 }

@@ -80,6 +80,11 @@ public:
     static std::unique_ptr<Qwen3Model> random(const ModelConfig& config,
                                               const ModelPlacement& placement, std::uint64_t seed,
                                               double stddev = 0.02);
+    // The same model with its weights in `dtype`, in memory of its own on the same device: the
+    // RL trainer samples with a bfloat16 copy of its float32 master weights.
+    std::unique_ptr<Qwen3Model> copyAs(ModelDType dtype) const;
+    // Copies `source`'s weights (the same configuration; any dtype) into this model's own.
+    void copyWeightsFrom(const Qwen3Model& source);
     ~Qwen3Model();
     Qwen3Model(const Qwen3Model&) = delete;
     Qwen3Model& operator=(const Qwen3Model&) = delete;

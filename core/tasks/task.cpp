@@ -651,4 +651,14 @@ Task findTask(const std::string& nameOrPath) {
     throw Error("no built-in task named '" + nameOrPath + "' and no such task file");
 }
 
+std::string taskSolutionPath(const Task& task) {
+    if (task.path.empty())
+        return {};
+    const std::filesystem::path solution =
+        std::filesystem::path(task.path).parent_path().parent_path() / "solutions" /
+        (task.name + ".dice");
+    std::error_code ec;
+    return std::filesystem::is_regular_file(solution, ec) ? solution.string() : std::string();
+}
+
 } // namespace dice

@@ -88,6 +88,10 @@ Task parseTask(const std::string& json, const std::string& origin);
 // the task's path.
 Task taskFromJson(const nlohmann::json& json, const std::string& origin);
 Task loadTask(const std::string& path);
+
+// The task's hand-written solution: solutions/NAME.dice beside the folder of its task file (the
+// built-in suite's and a corpus's layout); empty when there is none.
+std::string taskSolutionPath(const Task& task);
 // A task file's content (docs/task-format.md); the path is not part of it. taskFromJson reads it
 // back to an equal task.
 nlohmann::json toJson(const Task& task);

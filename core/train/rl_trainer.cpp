@@ -284,6 +284,22 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         pruneCheckpoints(output, config.keepCheckpoints);
     };
 
+    // With mixed precision on CUDA, rollouts are sampled by a bfloat16 copy of the float32 master
+    // weights, refreshed after every update: the decoding engine's cached, graph-replayed passes
+    // and fused kernels run in the model's own dtype, not under autocast.
+    std::unique_ptr<Qwen3Model> samplingCopy;
+    bool samplingCopyStale = false;
+    if (autocast)
+        samplingCopy = model->copyAs(ModelDType::BFloat16);
+    const auto samplingModel = [&]() -> Qwen3Model& {
+        if (!samplingCopy)
+            return *model;
+        if (samplingCopyStale)
+            samplingCopy->copyWeightsFrom(*model);
+        samplingCopyStale = false;
+        return *samplingCopy;
+    };
+
     const auto sampleAll = [&](const std::vector<std::vector<std::int64_t>>& prompts,
                                SamplerOptions options, std::uint64_t seed,
                                const std::function<void(std::size_t)>& progress) {
@@ -292,7 +308,7 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         options.vocabLimit = tokenizer.vocabSize();
         options.cancel = hooks.cancel;
         at::NoGradGuard noGrad;
-        Qwen3Network network(*model);
+        Qwen3Network network(samplingModel());
         std::vector<GenerationResult> results;
         const auto batch = static_cast<std::size_t>(std::max(1, config.rolloutBatch));
         for (std::size_t at = 0; at < prompts.size(); at += batch) {
@@ -301,7 +317,6 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
                 prompts.begin() +
                     static_cast<std::ptrdiff_t>(std::min(prompts.size(), at + batch)));
             options.seed = splitmix64(seed + at);
-            AutocastScope scope(autocast);
             for (auto& r : generate(network, chunk, options))
                 results.push_back(std::move(r));
             progress(results.size());
@@ -518,6 +533,7 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         TraceUpdateStats u;
         try {
             u = traceRlUpdate(*model, optimizer, traces, update);
+            samplingCopyStale = samplingCopyStale || u.optimizerSteps > 0;
         } catch (const Error& e) {
             throw Error("step " + std::to_string(step + 1) + ": " + e.what());
         }

@@ -232,6 +232,40 @@ private Q_SLOTS:
         QVERIFY(!back.padTokenId && !back.bosTokenId);
     }
 
+    void aCopyHasItsOwnWeightsAndTakesAnothersBack() {
+        const auto config = dice::tinyModelConfig();
+        auto original = dice::Qwen3Model::random(config, {}, 6, 0.2);
+        const auto before = sampleLogits(*original);
+        auto copy = original->copyAs(dice::ModelDType::Float32);
+        QVERIFY(sampleLogits(*copy).equal(before));
+        // What the trainer does to its master weights leaves the copy as it was...
+        {
+            at::NoGradGuard noGrad;
+            for (auto& p : original->parameters())
+                p.mul_(1.5);
+        }
+        const auto changed = sampleLogits(*original);
+        QVERIFY(!changed.equal(before));
+        QVERIFY(sampleLogits(*copy).equal(before));
+        // ...until the copy takes them back.
+        copy->copyWeightsFrom(*original);
+        QVERIFY(sampleLogits(*copy).equal(changed));
+        // A bfloat16 copy (the trainer's sampler) stays close, in half the bytes.
+        auto half = original->copyAs(dice::ModelDType::BFloat16);
+        QCOMPARE(half->weightBytes() * 2, original->weightBytes());
+        // bfloat16 keeps 8 bits of mantissa: within a few percent of the logits' range.
+        const float drift = (sampleLogits(*half) - changed).abs().max().item<float>();
+        const float range = changed.abs().max().item<float>();
+        QVERIFY2(drift < 0.05f * range,
+                 (std::to_string(drift) + " of " + std::to_string(range)).c_str());
+        QVERIFY(drift > 0);
+        auto other = dice::Qwen3Model::random(dice::tinyModelConfig(), {}, 7, 0.2);
+        half->copyWeightsFrom(*other);
+        const auto others = sampleLogits(*other);
+        QVERIFY((sampleLogits(*half) - others).abs().max().item<float>() <
+                0.05f * others.abs().max().item<float>());
+    }
+
     void savedWeightsLoadBack() {
         QTemporaryDir dir;
         const auto config = dice::tinyModelConfig();

@@ -3,6 +3,8 @@
 
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/occupancy.h"
+#include "core/common/file_limits.h"
+#include "core/common/file_util.h"
 #include "core/eval/candidate.h"
 #include "core/store/run_store.h"
 #include "widgets/editor/code_editor.h"
@@ -254,7 +256,40 @@ void ProfileArea::retranslate() {
 
 void ProfileArea::setSource(const QString& source) {
     m_editor->setText(source);
+    m_editor->setModified(false);
+    m_filePath.clear();
     retranslate();
+}
+
+bool ProfileArea::openFile(const QString& path, QString* error) {
+    std::string text;
+    try {
+        text = readTextFile(path.toStdString(), limits::kCandidate);
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+    setSource(QString::fromStdString(text));
+    m_filePath = path;
+    return true;
+}
+
+bool ProfileArea::saveFile(const QString& path, QString* error) {
+    try {
+        writeFileAtomically(path.toStdString(), m_editor->text().toStdString());
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+    m_filePath = path;
+    m_editor->setModified(false);
+    return true;
+}
+
+bool ProfileArea::hasUnsavedEdits() const {
+    return m_editor->isModified();
 }
 
 QString ProfileArea::statusText() const {

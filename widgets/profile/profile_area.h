@@ -62,7 +62,18 @@ public:
     // SASS lines highlighted for the editor's current line (0-based).
     const std::vector<int>& highlightedSassLines() const { return m_highlightedSass; }
 
+    // Puts a kernel in the editor that no file holds (a generated or infilled candidate, a
+    // run): nothing to save, so no unsaved edits until the user types.
     void setSource(const QString& source);
+    // A kernel or candidate file in the editor, to save back to; false with `error` when it
+    // cannot be read.
+    bool openFile(const QString& path, QString* error);
+    // Writes the editor to `path` (atomically), which then is the editor's file.
+    bool saveFile(const QString& path, QString* error);
+    // The editor's file; empty when it holds a kernel no file holds.
+    QString filePath() const { return m_filePath; }
+    // Edits typed since the kernel was put in the editor, opened or saved.
+    bool hasUnsavedEdits() const;
     void compileNow();
     void evaluateNow();
     void showSourceLine(int line);
@@ -96,6 +107,7 @@ private:
     QPushButton* m_compile;
     QPushButton* m_evaluate;
     QLabel* m_status;
+    QString m_filePath;
     QTabWidget* m_tabs;
     DiagnosticModel* m_diagnosticModel;
     QSortFilterProxyModel* m_sortedDiagnostics;
