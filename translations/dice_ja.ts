@@ -1101,6 +1101,66 @@ committed at step %4 (block %5), confidence %6</source>
         <source>%1 is not a task of this suite; the current task is kept.</source>
         <translation>%1 はこのスイートのタスクではありません。現在のタスクはそのままです。</translation>
     </message>
+    <message>
+        <source>Open kernel</source>
+        <translation>カーネルを開く</translation>
+    </message>
+    <message>
+        <source>Kernels and candidates (*.cu *.cuh *.dice);;All files (*)</source>
+        <translation>カーネルと候補 (*.cu *.cuh *.dice);;すべてのファイル (*)</translation>
+    </message>
+    <message>
+        <source>&amp;Open kernel…</source>
+        <translation>カーネルを開く(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open a CUDA kernel or a candidate (.dice) in the Profile editor</source>
+        <translation>CUDA カーネルまたは候補 (.dice) をプロファイルのエディタで開きます</translation>
+    </message>
+    <message>
+        <source>&amp;Save kernel</source>
+        <translation>カーネルを保存(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save kernel &amp;as…</source>
+        <translation>名前を付けてカーネルを保存(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Open the task&apos;s &amp;solution</source>
+        <translation>タスクの解答を開く(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Opened %1</source>
+        <translation>%1 を開きました</translation>
+    </message>
+    <message>
+        <source>Save kernel</source>
+        <translation>カーネルを保存</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>%1 を保存しました</translation>
+    </message>
+    <message>
+        <source>Task %1 has no hand-written solution</source>
+        <translation>タスク %1 には手書きの解答がありません</translation>
+    </message>
+    <message>
+        <source>No task is selected</source>
+        <translation>タスクが選択されていません</translation>
+    </message>
+    <message>
+        <source>The kernel in the Profile editor</source>
+        <translation>プロファイルのエディタのカーネル</translation>
+    </message>
+    <message>
+        <source>Unsaved edits</source>
+        <translation>未保存の編集</translation>
+    </message>
+    <message>
+        <source>%1 has edits that are not saved.</source>
+        <translation>%1 には保存されていない編集があります。</translation>
+    </message>
 </context>
 <context>
     <name>dice::ModelManager</name>

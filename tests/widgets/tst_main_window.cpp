@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/tasks/task.h"
+#include "widgets/editor/code_editor.h"
 #include "widgets/finetune/finetune_area.h"
 #include "widgets/generate/generate_area.h"
 #include "widgets/infill/infill_area.h"
@@ -8,12 +10,18 @@
 #include "widgets/shell/system_status.h"
 #include "widgets/state/workbench_state.h"
 
+#include <QApplication>
 #include <QDockWidget>
+#include <QFile>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
 class TestMainWindow : public QObject {
@@ -105,6 +113,70 @@ private Q_SLOTS:
         dice::MainWindow window(&state, &language);
         QCOMPARE(window.areas()->currentIndex(), int(dice::MainWindow::Area::Profile));
         QCOMPARE(window.size(), QSize(1111, 777));
+    }
+
+    void kernelsOpenSaveAndAskBeforeEditsAreLost() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("scale.cu");
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(
+                "extern \"C\" __global__ void scale(float* y) { y[threadIdx.x] *= 2.0f; }\n");
+        }
+        dice::WorkbenchState state;
+        dice::Language language;
+        dice::MainWindow window(&state, &language);
+        window.show();
+        dice::ProfileArea* profile = window.profileArea();
+        QVERIFY(window.openKernelFile(path));
+        QCOMPARE(window.areas()->currentIndex(), int(dice::MainWindow::Area::Profile));
+        QCOMPARE(profile->filePath(), path);
+        QVERIFY(profile->editor()->text().contains("void scale"));
+        QVERIFY(!profile->hasUnsavedEdits());
+
+        // An edit typed into the editor is unsaved until saved, and Save writes the file.
+        profile->editor()->setCursorPosition(0, 0);
+        QTest::keyClicks(profile->editor(), "// doubled");
+        QTest::keyClick(profile->editor(), Qt::Key_Return);
+        QVERIFY(profile->hasUnsavedEdits());
+        QVERIFY(window.saveKernel(false));
+        QVERIFY(!profile->hasUnsavedEdits());
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            QVERIFY(file.readAll().startsWith("// doubled\n"));
+        }
+
+        // Closing with an edit not saved asks; Cancel keeps the window and the edit.
+        QTest::keyClicks(profile->editor(), "UNSAVED");
+        QVERIFY(profile->hasUnsavedEdits());
+        const auto answer = [](QMessageBox::StandardButton button) {
+            QTimer::singleShot(0, [button] {
+                auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+                QVERIFY(box);
+                QVERIFY(box->text().contains("scale.cu"));
+                box->button(button)->click();
+            });
+        };
+        answer(QMessageBox::Cancel);
+        QVERIFY(!window.close());
+        QVERIFY(window.isVisible());
+        QVERIFY(profile->hasUnsavedEdits());
+        // Discard lets it close and leaves the file as saved.
+        answer(QMessageBox::Discard);
+        QVERIFY(window.close());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(!file.readAll().contains("UNSAVED"));
+
+        // A task's hand-written solution opens in the editor.
+        dice::MainWindow again(&state, &language);
+        again.loadTasks(QString::fromStdString(dice::builtinTaskDirectory()));
+        state.setCurrentTask("relu");
+        QVERIFY(again.openTaskSolution());
+        QVERIFY(again.profileArea()->filePath().endsWith("relu.dice"));
+        QVERIFY(again.profileArea()->editor()->text().contains("#pragma dice host"));
     }
 
     void badTaskFolderIsReportedNotFatal() {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/shell/main_window.h"
 
+#include "core/tasks/task.h"
+#include "widgets/editor/code_editor.h"
 #include "widgets/finetune/finetune_area.h"
 #include "widgets/generate/generate_area.h"
 #include "widgets/infill/infill_area.h"
@@ -17,8 +19,10 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QIcon>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -107,6 +111,20 @@ void MainWindow::showArea(Area area) {
 
 void MainWindow::createMenus() {
     m_fileMenu = menuBar()->addMenu(QString());
+    m_openKernel = m_fileMenu->addAction(QString(), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open kernel"), QString(),
+            tr("Kernels and candidates (*.cu *.cuh *.dice);;All files (*)"));
+        if (!path.isEmpty())
+            openKernelFile(path);
+    });
+    m_openKernel->setShortcut(QKeySequence::Open);
+    m_saveKernel = m_fileMenu->addAction(QString(), this, [this] { saveKernel(false); });
+    m_saveKernel->setShortcut(QKeySequence::Save);
+    m_saveKernelAs = m_fileMenu->addAction(QString(), this, [this] { saveKernel(true); });
+    m_saveKernelAs->setShortcut(QKeySequence::SaveAs);
+    m_openSolution = m_fileMenu->addAction(QString(), this, &MainWindow::openTaskSolution);
+    m_fileMenu->addSeparator();
     m_openTasks = m_fileMenu->addAction(QString(), this, &MainWindow::openTaskFolder);
     m_fileMenu->addSeparator();
     m_quit = m_fileMenu->addAction(QString(), this, &QWidget::close);
@@ -165,6 +183,11 @@ void MainWindow::retranslate() {
     m_browserDock->setWindowTitle(tr("Tasks"));
     m_fileMenu->setTitle(tr("&File"));
     m_openTasks->setText(tr("Open &task folder…"));
+    m_openKernel->setText(tr("&Open kernel…"));
+    m_openKernel->setToolTip(tr("Open a CUDA kernel or a candidate (.dice) in the Profile editor"));
+    m_saveKernel->setText(tr("&Save kernel"));
+    m_saveKernelAs->setText(tr("Save kernel &as…"));
+    m_openSolution->setText(tr("Open the task's &solution"));
     m_quit->setText(tr("&Quit"));
     m_modelMenu->setTitle(tr("&Model"));
     m_manageModels->setText(tr("&Manage models…"));
@@ -188,6 +211,70 @@ void MainWindow::loadTasks(const QString& directory) {
         statusBar()->showMessage(m_taskProblems);
     }
     m_state->setSuite(std::move(suite));
+}
+
+bool MainWindow::openKernelFile(const QString& path) {
+    if (!settleUnsavedEdits())
+        return false;
+    QString error;
+    if (!m_profile->openFile(path, &error)) {
+        QMessageBox::warning(this, tr("Open kernel"), error);
+        return false;
+    }
+    showArea(Area::Profile);
+    statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), 5000);
+    return true;
+}
+
+bool MainWindow::saveKernel(bool chooseFile) {
+    QString path = m_profile->filePath();
+    if (chooseFile || path.isEmpty()) {
+        const bool candidate =
+            m_profile->editor()->text().contains(QLatin1String("#pragma dice device"));
+        path = QFileDialog::getSaveFileName(
+            this, tr("Save kernel"),
+            path.isEmpty()
+                ? (candidate ? QStringLiteral("candidate.dice") : QStringLiteral("kernel.cu"))
+                : path,
+            tr("Kernels and candidates (*.cu *.cuh *.dice);;All files (*)"));
+        if (path.isEmpty())
+            return false;
+    }
+    QString error;
+    if (!m_profile->saveFile(path, &error)) {
+        QMessageBox::warning(this, tr("Save kernel"), error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 5000);
+    return true;
+}
+
+bool MainWindow::openTaskSolution() {
+    const Task* task = m_state->currentTask();
+    const std::string path = task ? taskSolutionPath(*task) : std::string();
+    if (path.empty()) {
+        statusBar()->showMessage(
+            task
+                ? tr("Task %1 has no hand-written solution").arg(QString::fromStdString(task->name))
+                : tr("No task is selected"),
+            5000);
+        return false;
+    }
+    return openKernelFile(QString::fromStdString(path));
+}
+
+bool MainWindow::settleUnsavedEdits() {
+    if (!m_profile->hasUnsavedEdits())
+        return true;
+    const QString name = m_profile->filePath().isEmpty()
+                             ? tr("The kernel in the Profile editor")
+                             : QFileInfo(m_profile->filePath()).fileName();
+    const auto answer = QMessageBox::question(
+        this, tr("Unsaved edits"), tr("%1 has edits that are not saved.").arg(name),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Save)
+        return saveKernel(false);
+    return answer == QMessageBox::Discard;
 }
 
 void MainWindow::openTaskFolder() {
@@ -243,6 +330,10 @@ void MainWindow::saveSettings() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!settleUnsavedEdits()) {
+        event->ignore();
+        return;
+    }
     saveSettings();
     event->accept();
 }

@@ -49,6 +49,16 @@ public:
     void loadModel(const QString& folder);
     ModelManager* modelManager();
 
+    // The Profile editor's file: opened into the editor (Profile shown), saved to its file or,
+    // with chooseFile or without one, to a file the user picks. False when nothing was done.
+    bool openKernelFile(const QString& path);
+    bool saveKernel(bool chooseFile);
+    // The current task's hand-written solution in the Profile editor.
+    bool openTaskSolution();
+    // Before the window closes: Save, Discard or Cancel when the Profile editor holds edits not
+    // saved. True when closing may go on.
+    bool settleUnsavedEdits();
+
 protected:
     void closeEvent(QCloseEvent* event) override;
     void changeEvent(QEvent* event) override;
@@ -80,6 +90,10 @@ private:
     QMenu* m_languageMenu = nullptr;
     QMenu* m_helpMenu = nullptr;
     QAction* m_openTasks = nullptr;
+    QAction* m_openKernel = nullptr;
+    QAction* m_saveKernel = nullptr;
+    QAction* m_saveKernelAs = nullptr;
+    QAction* m_openSolution = nullptr;
     QAction* m_quit = nullptr;
     QAction* m_manageModels = nullptr;
     QAction* m_unloadModel = nullptr;
