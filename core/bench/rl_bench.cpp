@@ -112,6 +112,8 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
 
     nlohmann::json reward;
     if (o.reward) {
+        // As the trainer: the sampler's cached blocks go back to the driver for the workers.
+        releaseCachedDeviceMemory();
         RewardBenchOptions judging;
         judging.candidates = o.tasks * o.rolloutsPerTask;
         judging.checkAlone = false;

@@ -21,6 +21,12 @@ void resetPeakDeviceMemory(int index) {
 #endif
 }
 
+void releaseCachedDeviceMemory() {
+#if DICE_TORCH_CUDA
+    c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+}
+
 std::int64_t peakDeviceMemory(int index) {
 #if DICE_TORCH_CUDA
     const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index);

@@ -350,6 +350,8 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
             items.push_back({"native", evalPool->tasks()[i].task, "",
                              evalPool->candidate(asked[i], answerText(results[i].tokens)),
                              evalPool->tasks()[i].task.name + ".dice"});
+        if (device.is_cuda())
+            releaseCachedDeviceMemory();
         const auto judged = judge.judge(items);
         failIfNothingWasJudged(judged);
         int correct = 0;
@@ -471,7 +473,11 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
                              pool.tasks()[p.prompt.task].task.name + ".dice"});
         }
 
-        // Judging.
+        // Judging. The sampler's cache blocks go back to the driver first: the reward service's
+        // workers share this GPU, and memory the trainer's allocator keeps unused is memory they
+        // run out of (correct kernels came back not run or failed on the H200 without this).
+        if (device.is_cuda())
+            releaseCachedDeviceMemory();
         const auto judgeStart = Clock::now();
         state["state"] = "judging";
         status.set(state, true);
