@@ -212,7 +212,9 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
             stopIds.push_back(id);
 
     nlohmann::json resolved = toJson(config);
-    resolved["model"] = initial;
+    // The model as the configuration names it ("embedded" stays "embedded"), so that a run folder
+    // names no folder of the machine that made it and resumes on another.
+    resolved["model"] = config.model.empty() ? std::string("embedded") : config.model;
     writeFileAtomically((output / "config.json").string(), resolved.dump(2) + "\n");
 
     std::vector<RlTaskPool> pools;
