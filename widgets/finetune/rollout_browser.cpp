@@ -274,8 +274,15 @@ void RolloutBrowser::loadTokenizer() {
     if (model == m_tokenizerFor)
         return;
     m_tokenizerFor = model;
-    const std::string path =
+    std::string path =
         (std::filesystem::path(rlModelFolder(model.toStdString())) / "tokenizer.json").string();
+    // A run copied back from a server names a model folder of that machine; its checkpoints
+    // carry the same tokenizer.
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        for (const Checkpoint& c : m_run->run().checkpoints())
+            if (std::filesystem::is_regular_file(c.folder / "tokenizer.json", ec))
+                path = (c.folder / "tokenizer.json").string();
     m_tokenizerLoad.waitForFinished();
     // Tens of megabytes of vocabulary and merges: loaded in the background.
     m_tokenizerLoad.setFuture(QtConcurrent::run([path]() -> std::shared_ptr<const Tokenizer> {
