@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/profile/profile_area.h"
 
-#include "core/cuda/nvrtc_compiler.h"
-#include "core/cuda/occupancy.h"
 #include "core/common/file_limits.h"
 #include "core/common/file_util.h"
+#include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/occupancy.h"
 #include "core/eval/candidate.h"
 #include "core/store/run_store.h"
 #include "widgets/editor/code_editor.h"
