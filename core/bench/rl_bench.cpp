@@ -13,20 +13,9 @@
 #include "core/train/trace_update.h"
 #include "core/train/train_common.h"
 
-#include <chrono>
 #include <random>
 
 namespace dice {
-
-namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-} // namespace
 
 double forwardFlops(const ModelConfig& config, std::int64_t rows, std::int64_t length) {
     const double embedding = static_cast<double>(config.vocabSize) * config.hiddenSize;
@@ -81,7 +70,7 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
     say("sampling " + std::to_string(prompts.size()) + " rollouts of up to " +
         std::to_string(o.maxTokens) + " tokens, " + std::to_string(o.rolloutBatch) + " at a time");
     std::vector<GenerationResult> results;
-    auto start = Clock::now();
+    auto start = TrainClock::now();
     // As the trainer: a bfloat16 copy of the weights samples on the GPU.
     std::unique_ptr<Qwen3Model> samplingCopy;
     if (cuda)

@@ -37,11 +37,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using Clock = TrainClock;
 
 // One answer of a step, from its prompt to its reward.
 struct Rollout {

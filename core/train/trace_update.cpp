@@ -8,18 +8,11 @@
 #include "core/train/train_common.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 namespace dice {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Waits for the GPU's queued work so that a phase's time is its own.
 void synchronise(const torch::Device& device) {
@@ -38,7 +31,7 @@ TraceUpdateStats traceRlUpdate(Qwen3Model& model, torch::optim::Optimizer& optim
     const torch::Device device = model.parameters().front().device();
     const auto micro = static_cast<std::size_t>(std::max(1, options.microBatch));
 
-    auto start = Clock::now();
+    auto start = TrainClock::now();
     std::vector<TraceBatch> batches;
     std::vector<at::Tensor> oldLogProbs;
     {
@@ -61,7 +54,7 @@ TraceUpdateStats traceRlUpdate(Qwen3Model& model, torch::optim::Optimizer& optim
     synchronise(device);
     stats.oldPolicySeconds = secondsSince(start);
 
-    start = Clock::now();
+    start = TrainClock::now();
     const auto accumulation = static_cast<std::size_t>(std::max(1, options.accumulation));
     optimizer.zero_grad();
     for (std::size_t m = 0; m < batches.size(); ++m) {

@@ -4,14 +4,20 @@
 #include "core/model/qwen3_model.h"
 #include "core/train/run_folder.h"
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
-// What the trainers share: mixed precision on CUDA and model folders (the checkpoints of a run
-// folder are in run_folder.h).
+// What the trainers share: mixed precision on CUDA, model folders (the checkpoints of a run
+// folder are in run_folder.h) and the clock their figures are timed with.
 namespace dice {
+
+using TrainClock = std::chrono::steady_clock;
+inline double secondsSince(TrainClock::time_point start) {
+    return std::chrono::duration<double>(TrainClock::now() - start).count();
+}
 
 // bfloat16 autocast for forward passes on CUDA while it lives; the weights and the optimizer stay
 // float32. Does nothing when not enabled (or in a build without CUDA).
