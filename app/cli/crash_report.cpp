@@ -2,6 +2,7 @@
 #include "app/cli/crash_report.h"
 
 #include <execinfo.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -39,6 +40,48 @@ void writeHex(const char* label, std::uintptr_t value) {
     writeText(text);
 }
 
+void writeNumber(long value) {
+    char number[24];
+    int digits = 0;
+    do {
+        number[digits++] = static_cast<char>('0' + value % 10);
+        value /= 10;
+    } while (value > 0 && digits < 23);
+    char text[24];
+    int at = 0;
+    while (digits > 0)
+        text[at++] = number[--digits];
+    text[at] = '\0';
+    writeText(text);
+}
+
+// A return address into a library the unwinder knows nothing of says little without the map of
+// where each library was loaded, and in which process: a forked child inherits this handler.
+void writeExecutableMappings() {
+    const int fd = ::open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    writeText("executable mappings:\n");
+    char line[512];
+    std::size_t length = 0;
+    char chunk[4096];
+    ssize_t got = 0;
+    while ((got = ::read(fd, chunk, sizeof(chunk))) > 0) {
+        for (ssize_t i = 0; i < got; ++i) {
+            if (length + 1 < sizeof(line))
+                line[length++] = chunk[i];
+            if (chunk[i] != '\n')
+                continue;
+            line[length] = '\0';
+            const char* space = std::strchr(line, ' ');
+            if (space && space[3] == 'x')
+                writeText(line);
+            length = 0;
+        }
+    }
+    ::close(fd);
+}
+
 void onFatalSignal(int signal, siginfo_t* info, void* context) {
     // Only async-signal-safe calls: write, backtrace_symbols_fd (backtrace itself was made safe
     // by calling it once at installation, which loads libgcc before any crash).
@@ -52,6 +95,11 @@ void onFatalSignal(int signal, siginfo_t* info, void* context) {
         line[at++] = number[--digits];
     line[at] = '\0';
     writeText(line);
+    writeText(" in process ");
+    writeNumber(static_cast<long>(::getpid()));
+    writeText(" (parent ");
+    writeNumber(static_cast<long>(::getppid()));
+    writeText(")");
     writeHex(" at address ", reinterpret_cast<std::uintptr_t>(info ? info->si_addr : nullptr));
 #if defined(__x86_64__) && defined(REG_RIP)
     // The unwinder stops at a frame without unwind information (a call through a bad function
@@ -70,6 +118,7 @@ void onFatalSignal(int signal, siginfo_t* info, void* context) {
     void* frames[64];
     const int count = ::backtrace(frames, 64);
     ::backtrace_symbols_fd(frames, count, STDERR_FILENO);
+    writeExecutableMappings();
     ::signal(signal, SIG_DFL);
     ::raise(signal);
 }
