@@ -33,6 +33,9 @@ const char* const kUsage =
     "  --batch N           rollouts sampled at once (default 128)\n"
     "  --micro-batch N     rollouts per forward pass of the update (default 1)\n"
     "  --accumulation N    micro-batches per optimizer step (default 32)\n"
+    "  --no-gradient-checkpointing\n"
+    "                      keep every layer's activations instead of running layers again in\n"
+    "                      the backward pass (faster where the memory allows)\n"
     "  --no-reward         leave the reward service out (it needs a GPU)\n"
     "  --workers N         the reward service's workers on GPU 0 (default 4)\n"
     "  --peak-tflops F     the bfloat16 peak utilisation is taken against (default 989)\n"
@@ -44,7 +47,7 @@ const char* const kUsage =
 
 int benchRl(const Invocation& in) {
     const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
-    const Arguments args(rest, {"help", "no-reward"},
+    const Arguments args(rest, {"help", "no-reward", "no-gradient-checkpointing"},
                          {"shape", "device", "tasks", "rollouts", "prompt-tokens", "max-tokens",
                           "batch", "micro-batch", "accumulation", "workers", "peak-tflops",
                           "threads", "seed", "output"});
@@ -74,6 +77,7 @@ int benchRl(const Invocation& in) {
     o.rolloutBatch = args.integer("batch", o.rolloutBatch);
     o.microBatch = args.integer("micro-batch", o.microBatch);
     o.accumulation = args.integer("accumulation", o.accumulation);
+    o.gradientCheckpointing = !args.flag("no-gradient-checkpointing");
     o.rewardWorkers = args.integer("workers", o.rewardWorkers);
     o.peakTflops = args.number("peak-tflops", o.peakTflops);
     o.cpuThreads = args.integer("threads", 0);

@@ -17,13 +17,16 @@
 
 namespace dice {
 
-double forwardFlops(const ModelConfig& config, std::int64_t rows, std::int64_t length) {
-    const double embedding = static_cast<double>(config.vocabSize) * config.hiddenSize;
-    const double matrices = static_cast<double>(config.parameterCount()) - embedding;
+double forwardFlops(const ModelConfig& config, std::int64_t rows, std::int64_t length,
+                    std::int64_t scored) {
+    const double head = static_cast<double>(config.vocabSize) * config.hiddenSize;
+    // The embedding and, untied, the output head: neither is a per-token matrix of the layers.
+    const double layers = static_cast<double>(config.parameterCount()) - head -
+                          (config.tieWordEmbeddings ? 0.0 : head);
     const double tokens = static_cast<double>(rows) * length;
     const double attention = 4.0 * config.numLayers * config.numHeads * config.headDim *
                              static_cast<double>(length) * length * rows;
-    return 2.0 * matrices * tokens + attention;
+    return 2.0 * layers * tokens + 2.0 * head * static_cast<double>(scored) + attention;
 }
 
 nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& progress) {
@@ -138,6 +141,7 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
     update.padId = 0;
     update.vocabLimit = maskId;
     update.autocast = cuda;
+    model->setGradientCheckpointing(o.gradientCheckpointing);
     say("updating over " + std::to_string(traces.size()) + " rollouts, " +
         std::to_string(o.microBatch) + " a pass");
     const TraceUpdateStats u = traceRlUpdate(*model, optimizer, traces, update);
@@ -145,7 +149,7 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
 
     // Every micro-batch's rows share one padded length.
     const std::int64_t length = u.rows > 0 ? u.inputTokens / u.rows : 0;
-    const double fwd = forwardFlops(config, u.rows, length);
+    const double fwd = forwardFlops(config, u.rows, length, u.targets);
     const double oldTflops = fwd / std::max(u.oldPolicySeconds, 1e-9) / 1e12;
     const double updateTflops = 3.0 * fwd / std::max(u.updateSeconds, 1e-9) / 1e12;
     const double allTflops =
@@ -173,6 +177,7 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
               {"update_seconds", u.updateSeconds},
               {"micro_batch", o.microBatch},
               {"accumulation", o.accumulation},
+              {"gradient_checkpointing", o.gradientCheckpointing},
               {"micro_batches", u.microBatches},
               {"optimizer_steps", u.optimizerSteps},
               {"rows", u.rows},

@@ -23,9 +23,10 @@ struct RlBenchOptions {
     int rolloutsPerTask = 16;
     std::int64_t promptTokens = 512;
     std::int64_t maxTokens = 1024;
-    int rolloutBatch = 128; // sequences sampled at once
-    int microBatch = 1;     // rollouts per forward pass of the update
-    int accumulation = 32;  // micro-batches per optimizer step
+    int rolloutBatch = 128;            // sequences sampled at once
+    int microBatch = 1;                // rollouts per forward pass of the update
+    int accumulation = 32;             // micro-batches per optimizer step
+    bool gradientCheckpointing = true; // as the trainer's default
     // Judge tasks × rollouts candidates of dice bench reward's mix with the reward service (needs
     // a GPU); without it the step's reward time is left out.
     bool reward = true;
@@ -41,8 +42,10 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& options, const RlBenchProgre
 
 // Model FLOPs of one forward pass over `rows` sequences of `length` tokens each, every token
 // attending to all `length` (a dense mask, as the doubled layout's attention is computed): the
-// weight matrices (the embedding lookup is free; the output head is not) and the two attention
+// layers' weight matrices for every token, the output head for the `scored` cells only (the
+// update computes logits nowhere else; the embedding lookup is free) and the two attention
 // products.
-double forwardFlops(const ModelConfig& config, std::int64_t rows, std::int64_t length);
+double forwardFlops(const ModelConfig& config, std::int64_t rows, std::int64_t length,
+                    std::int64_t scored);
 
 } // namespace dice

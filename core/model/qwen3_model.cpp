@@ -11,6 +11,7 @@
 
 #include "core/model/qwen3_model.h"
 
+#include "core/model/autocast_scope.h"
 #include "core/model/decode_kernels.h"
 #include "core/model/safetensors.h"
 #include "core/model/safetensors_torch.h"
@@ -171,6 +172,7 @@ struct Qwen3Model::Impl {
 
     bool graphsEnabled = true;
     bool fusedEnabled = true;
+    bool checkpointLayers = false;
     std::string fusedProblem;
 #if DICE_TORCH_CUDA
     std::unique_ptr<DecodeKernels> fused;
@@ -253,6 +255,23 @@ struct Qwen3Model::Impl {
         const std::int64_t I = config.intermediateSize;
         const auto act = at::silu(gateUp.narrow(-1, 0, I)) * gateUp.narrow(-1, I, I);
         return y + at::linear(act, layer.down);
+    }
+
+    // One whole layer of the uncached, differentiable forward pass.
+    at::Tensor layerForward(const Layer& layer, const at::Tensor& x, const at::Tensor& cos,
+                            const at::Tensor& sin, const at::Tensor& mask) const {
+        const auto p = project(layer, x, cos, sin);
+        const auto k = p.k.transpose(1, 2);
+        const auto v = p.v.transpose(1, 2);
+#if DICE_TORCH_AT_LEAST(2, 5)
+        const std::int64_t n = x.size(0), T = x.size(1);
+        const auto out = at::scaled_dot_product_attention(
+            p.q.transpose(1, 2), k, v, presentMask(mask), 0.0, false, scale(), true);
+        const auto attention = out.transpose(1, 2).reshape({n, T, H() * D()});
+#else
+        const auto attention = attendFolded(p.q, k, v, mask);
+#endif
+        return finishLayer(layer, x, attention);
     }
 
     // Grouped-query attention without copying keys and values per query head: the g query heads
@@ -715,33 +734,114 @@ std::uint64_t Qwen3Model::weightBytes() const {
     return d->weightBytes();
 }
 
+// Gradient checkpointing of one layer. Forward runs the layer without recording it and keeps its
+// input; backward runs it again with recording on (and autocast as it was) and differentiates that
+// run. The layer's weights are inputs of the node so that their gradients flow.
+struct LayerCheckpoint : public torch::autograd::Function<LayerCheckpoint> {
+    struct Context {
+        const Qwen3Model::Impl* model;
+        std::size_t layer;
+        at::Tensor cos;
+        at::Tensor sin;
+        at::Tensor mask;
+    };
+
+    static std::vector<at::Tensor> weights(const Layer& l) {
+        std::vector<at::Tensor> out;
+        for (const auto* t : {&l.inputNorm, &l.qkv, &l.qkvBias, &l.qNorm, &l.kNorm, &l.o, &l.oBias,
+                              &l.postNorm, &l.gateUp, &l.down})
+            if (t->defined())
+                out.push_back(*t);
+        return out;
+    }
+
+    static at::Tensor forward(torch::autograd::AutogradContext* ctx, const Context& c,
+                              const at::Tensor& x, at::TensorList layerWeights) {
+        ctx->saved_data["model"] = reinterpret_cast<std::int64_t>(c.model);
+        ctx->saved_data["layer"] = static_cast<std::int64_t>(c.layer);
+        ctx->saved_data["cos"] = c.cos;
+        ctx->saved_data["sin"] = c.sin;
+        ctx->saved_data["has_mask"] = c.mask.defined();
+        if (c.mask.defined())
+            ctx->saved_data["mask"] = c.mask;
+        ctx->saved_data["autocast"] = AutocastScope::active();
+        ctx->saved_data["weights"] = static_cast<std::int64_t>(layerWeights.size());
+        ctx->save_for_backward({x});
+        return c.model->layerForward(c.model->layers[c.layer], x, c.cos, c.sin, c.mask);
+    }
+
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                   torch::autograd::variable_list outputGrads) {
+        const auto* model =
+            reinterpret_cast<const Qwen3Model::Impl*>(ctx->saved_data["model"].toInt());
+        const Layer& layer =
+            model->layers[static_cast<std::size_t>(ctx->saved_data["layer"].toInt())];
+        const auto x = ctx->get_saved_variables()[0].detach().requires_grad_(true);
+        const at::Tensor mask = ctx->saved_data["has_mask"].toBool()
+                                    ? ctx->saved_data["mask"].toTensor()
+                                    : at::Tensor();
+        std::vector<at::Tensor> inputs = {x};
+        for (const auto& w : weights(layer))
+            inputs.push_back(w);
+        if (static_cast<std::int64_t>(inputs.size()) - 1 != ctx->saved_data["weights"].toInt())
+            throw Error("gradient checkpointing: a layer's weights changed between the passes");
+        at::Tensor y;
+        {
+            at::AutoGradMode recording(true);
+            AutocastScope autocast(ctx->saved_data["autocast"].toBool());
+            y = model->layerForward(layer, x, ctx->saved_data["cos"].toTensor(),
+                                    ctx->saved_data["sin"].toTensor(), mask);
+        }
+        auto grads = torch::autograd::grad({y}, inputs, {outputGrads[0]}, false, false, true);
+        torch::autograd::variable_list out = {at::Tensor()};
+        out.insert(out.end(), grads.begin(), grads.end());
+        return out;
+    }
+};
+
 at::Tensor Qwen3Model::forward(const at::Tensor& tokens, const at::Tensor& positions,
                                const at::Tensor& mask) const {
+    return forward(tokens, positions, mask, at::Tensor());
+}
+
+at::Tensor Qwen3Model::forward(const at::Tensor& tokens, const at::Tensor& positions,
+                               const at::Tensor& mask, const at::Tensor& rows) const {
     if (tokens.dim() != 2 || positions.sizes() != tokens.sizes())
         throw Error("forward: tokens and positions must both be [batch, length]");
     const std::int64_t n = tokens.size(0), T = tokens.size(1);
     if (mask.defined() && (mask.dim() != 4 || mask.size(0) != n || mask.size(1) != 1 ||
                            mask.size(2) != T || mask.size(3) != T))
         throw Error("forward: the mask must be [batch, 1, length, length]");
+    if (rows.defined() && rows.dim() != 1)
+        throw Error("forward: the rows to score must be a list of cell indices");
     const auto device = d->options.device();
     const auto tok = tokens.to(device, at::kLong);
     const auto [cos, sin] = d->rope(positions.to(device, at::kLong));
     const auto m = mask.defined() ? mask.to(device, at::kBool) : at::Tensor();
     auto x = at::embedding(d->embed, tok);
-    for (const auto& layer : d->layers) {
-        const auto p = d->project(layer, x, cos, sin);
-        const auto k = p.k.transpose(1, 2);
-        const auto v = p.v.transpose(1, 2);
-#if DICE_TORCH_AT_LEAST(2, 5)
-        const auto out = at::scaled_dot_product_attention(p.q.transpose(1, 2), k, v, presentMask(m),
-                                                          0.0, false, d->scale(), true);
-        const auto attention = out.transpose(1, 2).reshape({n, T, d->H() * d->D()});
-#else
-        const auto attention = d->attendFolded(p.q, k, v, m);
-#endif
-        x = d->finishLayer(layer, x, attention);
+    const bool checkpoint = d->checkpointLayers && at::GradMode::is_enabled();
+    for (std::size_t l = 0; l < d->layers.size(); ++l) {
+        if (checkpoint) {
+            // As a TensorList each weight is an input of the node; as a vector it would be one
+            // opaque argument, and no gradient would reach the weights.
+            const auto weights = LayerCheckpoint::weights(d->layers[l]);
+            x = LayerCheckpoint::apply(LayerCheckpoint::Context{d.get(), l, cos, sin, m}, x,
+                                       at::TensorList(weights));
+        } else
+            x = d->layerForward(d->layers[l], x, cos, sin, m);
     }
+    if (rows.defined())
+        return d->logits(
+            x.reshape({n * T, x.size(-1)}).index_select(0, rows.to(device, at::kLong)));
     return d->logits(x);
+}
+
+void Qwen3Model::setGradientCheckpointing(bool enabled) {
+    d->checkpointLayers = enabled;
+}
+
+bool Qwen3Model::gradientCheckpointing() const {
+    return d->checkpointLayers;
 }
 
 void Qwen3Model::allocateCache(std::int64_t rows, std::int64_t capacity) {

@@ -100,6 +100,16 @@ public:
     // parameters() when grad mode is on.
     at::Tensor forward(const at::Tensor& tokens, const at::Tensor& positions,
                        const at::Tensor& mask) const;
+    // The same, with logits only for the cells `rows` (int64 flat indices into B * T): [rows,
+    // vocab] float32. A trainer that scores a few cells of a long input skips the output layer
+    // everywhere else.
+    at::Tensor forward(const at::Tensor& tokens, const at::Tensor& positions,
+                       const at::Tensor& mask, const at::Tensor& rows) const;
+    // Gradient checkpointing: while on, a differentiable forward() keeps only each layer's input
+    // and runs the layer again in the backward pass, trading about a third more arithmetic for
+    // activation memory that no longer grows with the number of layers. Off by default.
+    void setGradientCheckpointing(bool enabled);
+    bool gradientCheckpointing() const;
 
     // Allocates (zeroed) the key/value cache for `rows` sequences of up to `capacity` tokens and
     // sets every length to 0.
@@ -139,6 +149,7 @@ public:
 
 private:
     struct Impl;
+    friend struct LayerCheckpoint;
     explicit Qwen3Model(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> d;
 };

@@ -5,6 +5,7 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     model/safetensors.cpp
 )
 list(APPEND DICE_CORE_TORCH_SOURCES
+    model/autocast_scope.cpp
     model/cpu_threads.cpp
     model/device_memory.cpp
     model/qwen3_model.cpp

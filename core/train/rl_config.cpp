@@ -177,7 +177,8 @@ nlohmann::json toJson(const RlConfig& c) {
               {"clip_norm", c.clipNorm},
               {"micro_batch", c.microBatch},
               {"accumulation", c.accumulation},
-              {"mixed_precision", c.mixedPrecision}}},
+              {"mixed_precision", c.mixedPrecision},
+              {"gradient_checkpointing", c.gradientCheckpointing}}},
             {"trace_rl", {{"clip_epsilon", c.clipEpsilon}, {"kl_beta", c.klBeta}}},
             {"eval", evaluation},
             {"save_every", c.saveEvery},
@@ -285,7 +286,8 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
     if (f.has("optimizer")) {
         const Fields o(f.at("optimizer"), "config.optimizer",
                        {"learning_rate", "beta1", "beta2", "weight_decay", "epsilon", "clip_norm",
-                        "micro_batch", "accumulation", "mixed_precision"});
+                        "micro_batch", "accumulation", "mixed_precision",
+                        "gradient_checkpointing"});
         c.learningRate = o.number("learning_rate", c.learningRate, 0, 1);
         c.beta1 = o.number("beta1", c.beta1, 0, 0.999999);
         c.beta2 = o.number("beta2", c.beta2, 0, 0.999999);
@@ -295,6 +297,7 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
         c.microBatch = static_cast<int>(o.whole("micro_batch", c.microBatch, 1, 4096));
         c.accumulation = static_cast<int>(o.whole("accumulation", c.accumulation, 1, 1 << 20));
         c.mixedPrecision = o.flag("mixed_precision", c.mixedPrecision);
+        c.gradientCheckpointing = o.flag("gradient_checkpointing", c.gradientCheckpointing);
     }
     if (f.has("trace_rl")) {
         const Fields t(f.at("trace_rl"), "config.trace_rl", {"clip_epsilon", "kl_beta"});
@@ -374,7 +377,9 @@ nlohmann::json rlPreset(const std::string& name) {
                  {{"learning_rate", 5e-5},
                   {"accumulation", 2},
                   {"micro_batch", 4},
-                  {"clip_norm", 1.0}}},
+                  {"clip_norm", 1.0},
+                  // Two cores have memory to spare and no time: keep the activations.
+                  {"gradient_checkpointing", false}}},
                 {"trace_rl", {{"clip_epsilon", 0.2}, {"kl_beta", 0.01}}},
                 {"eval", {{"every", 4}, {"data", tasks}, {"max_tokens", 320}}},
                 {"save_every", 4}};

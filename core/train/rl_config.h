@@ -76,6 +76,8 @@ struct RlConfig {
     double clipEpsilon = 0.2;
     double klBeta = 0.01;
     bool mixedPrecision = true; // bfloat16 autocast on CUDA
+    // Layers run again in the backward pass instead of keeping their activations (paper §4.6).
+    bool gradientCheckpointing = true;
 
     std::int64_t evalEvery = 10; // greedy evaluation on held-out tasks (0: never)
     RlData evalData;             // empty tasks: no evaluation

@@ -191,6 +191,7 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
     LoadOptions load;
     load.placement = placementOf(config.device);
     std::unique_ptr<Qwen3Model> model = Qwen3Model::load(modelFolder, load);
+    model->setGradientCheckpointing(config.gradientCheckpointing);
     const ModelConfig& modelConfig = model->config();
     std::int64_t maskId = 0;
     if (modelConfig.maskTokenId)

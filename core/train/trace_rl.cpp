@@ -140,7 +140,11 @@ at::Tensor targetLogProbs(const at::Tensor& logits, const TraceBatch& batch, dou
     const auto V = logits.size(-1);
     const auto device = logits.device();
     const auto scored = batch.scored.to(device);
-    auto rows = logits.reshape({-1, V}).index_select(0, scored).to(torch::kFloat32);
+    if (logits.dim() == 2 && logits.size(0) != batch.targetCount)
+        throw Error("targetLogProbs: " + std::to_string(logits.size(0)) + " rows of logits for " +
+                    std::to_string(batch.targetCount) + " targets");
+    auto rows = (logits.dim() == 2 ? logits : logits.reshape({-1, V}).index_select(0, scored))
+                    .to(torch::kFloat32);
     if (batch.vocabLimit > 0 && batch.vocabLimit < V)
         rows = rows.narrow(1, 0, batch.vocabLimit);
     if (batch.maskId >= 0 && batch.maskId < rows.size(1))

@@ -44,8 +44,8 @@ TraceUpdateStats traceRlUpdate(Qwen3Model& model, torch::optim::Optimizer& optim
                                              options.padId, options.vocabLimit));
             AutocastScope scope(options.autocast);
             const auto& b = batches.back();
-            const auto logits =
-                model.forward(b.tokens.to(device), b.positions.to(device), b.mask.to(device));
+            const auto logits = model.forward(b.tokens.to(device), b.positions.to(device),
+                                              b.mask.to(device), b.scored.to(device));
             oldLogProbs.push_back(targetLogProbs(logits, b, &stats.entropy).detach());
             stats.rows += b.rows;
             stats.inputTokens += b.tokens.numel();
@@ -66,8 +66,8 @@ TraceUpdateStats traceRlUpdate(Qwen3Model& model, torch::optim::Optimizer& optim
         {
             AutocastScope scope(options.autocast);
             const auto& b = batches[m];
-            const auto logits =
-                model.forward(b.tokens.to(device), b.positions.to(device), b.mask.to(device));
+            const auto logits = model.forward(b.tokens.to(device), b.positions.to(device),
+                                              b.mask.to(device), b.scored.to(device));
             loss = traceLoss(targetLogProbs(logits, b), oldLogProbs[m], b, options.loss);
         }
         (loss.loss / static_cast<double>(window)).backward();

@@ -2,10 +2,6 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
-#if DICE_TORCH_CUDA
-#include <ATen/autocast_mode.h>
-#endif
-
 #include "core/train/train_common.h"
 
 #include "core/common/error.h"
@@ -18,34 +14,6 @@
 namespace dice {
 
 namespace fs = std::filesystem;
-
-AutocastScope::AutocastScope(bool enabled)
-    : m_enabled(enabled) {
-#if DICE_TORCH_CUDA
-    if (!m_enabled)
-        return;
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-    at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
-    at::autocast::set_autocast_enabled(at::kCUDA, true);
-#else
-    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
-    at::autocast::set_enabled(true);
-#endif
-#endif
-}
-
-AutocastScope::~AutocastScope() {
-#if DICE_TORCH_CUDA
-    if (!m_enabled)
-        return;
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-    at::autocast::set_autocast_enabled(at::kCUDA, false);
-#else
-    at::autocast::set_enabled(false);
-#endif
-    at::autocast::clear_cache();
-#endif
-}
 
 void saveModelFolder(const Qwen3Model& model, const std::string& folder,
                      const std::string& tokenizerPath, ModelDType dtype) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/model/autocast_scope.h"
 #include "core/model/qwen3_model.h"
 #include "core/train/run_folder.h"
 
@@ -10,7 +11,7 @@
 #include <string>
 #include <vector>
 
-// What the trainers share: mixed precision on CUDA, model folders (the checkpoints of a run
+// What the trainers share: model folders (the checkpoints of a run
 // folder are in run_folder.h) and the clock their figures are timed with.
 namespace dice {
 
@@ -18,19 +19,6 @@ using TrainClock = std::chrono::steady_clock;
 inline double secondsSince(TrainClock::time_point start) {
     return std::chrono::duration<double>(TrainClock::now() - start).count();
 }
-
-// bfloat16 autocast for forward passes on CUDA while it lives; the weights and the optimizer stay
-// float32. Does nothing when not enabled (or in a build without CUDA).
-class AutocastScope {
-public:
-    explicit AutocastScope(bool enabled);
-    ~AutocastScope();
-    AutocastScope(const AutocastScope&) = delete;
-    AutocastScope& operator=(const AutocastScope&) = delete;
-
-private:
-    bool m_enabled;
-};
 
 // Writes a Hugging Face folder (config.json, generation_config.json, model.safetensors,
 // tokenizer.json) through a temporary folder and a rename.

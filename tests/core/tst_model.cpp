@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <set>
 
 using nlohmann::json;
 
@@ -93,6 +94,24 @@ json tinyConfigJson(const dice::ModelConfig& c) {
 }
 
 // A checkpoint folder written from a random model: config.json and model.safetensors.
+// Nodes of the recorded autograd graph behind `root` that are checkpointed layers.
+int checkpointNodes(const at::Tensor& root) {
+    std::vector<torch::autograd::Node*> todo = {root.grad_fn().get()};
+    std::set<torch::autograd::Node*> seen;
+    int found = 0;
+    while (!todo.empty()) {
+        auto* node = todo.back();
+        todo.pop_back();
+        if (!node || !seen.insert(node).second)
+            continue;
+        if (node->name().find("LayerCheckpoint") != std::string::npos)
+            ++found;
+        for (const auto& edge : node->next_edges())
+            todo.push_back(edge.function.get());
+    }
+    return found;
+}
+
 void writeCheckpoint(const std::string& folder, const dice::Qwen3Model& model, const json& config) {
     std::filesystem::create_directories(folder);
     dice::writeFileAtomically(folder + "/config.json", config.dump(2));
@@ -492,6 +511,67 @@ private Q_SLOTS:
             QVERIFY(p.grad().defined());
             QVERIFY(p.grad().abs().sum().item<double>() > 0);
         }
+    }
+
+    void checkpointedLayersGiveTheSameGradients() {
+        // Two rows with a block mask and scored cells in both: the loss and every gradient must
+        // be those of the plain pass, with the layers run again in the backward pass.
+        const auto tokens = at::tensor({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12},
+                                       at::TensorOptions().dtype(at::kLong))
+                                .view({2, 6});
+        const auto positions =
+            at::arange(6, at::TensorOptions().dtype(at::kLong)).repeat({2, 1}).contiguous();
+        const auto idx = at::arange(6);
+        const auto mask =
+            (idx.unsqueeze(0) / 2 <= idx.unsqueeze(1) / 2).view({1, 1, 6, 6}).repeat({2, 1, 1, 1});
+        const auto rows = at::tensor({1, 4, 7, 11}, at::TensorOptions().dtype(at::kLong));
+        const auto targets = at::tensor({5, 9, 2, 30}, at::TensorOptions().dtype(at::kLong));
+        std::vector<std::vector<at::Tensor>> grads;
+        std::vector<double> losses;
+        for (const bool checkpoint : {false, true}) {
+            auto model = dice::Qwen3Model::random(dice::tinyModelConfig(), {}, 12, 0.2);
+            model->setGradientCheckpointing(checkpoint);
+            QCOMPARE(model->gradientCheckpointing(), checkpoint);
+            for (auto& p : model->parameters())
+                p.requires_grad_(true);
+            const auto logits = model->forward(tokens, positions, mask, rows);
+            QCOMPARE(logits.sizes().vec(), (std::vector<std::int64_t>{4, logits.size(1)}));
+            const auto loss = at::cross_entropy_loss(logits, targets);
+            // One checkpoint node per layer in the recorded graph, and none without.
+            QCOMPARE(checkpointNodes(loss),
+                     checkpoint ? static_cast<int>(dice::tinyModelConfig().numLayers) : 0);
+            loss.backward();
+            losses.push_back(loss.item<double>());
+            grads.emplace_back();
+            for (const auto& p : model->parameters()) {
+                QVERIFY(p.grad().defined());
+                grads.back().push_back(p.grad().clone());
+            }
+        }
+        QCOMPARE(losses[0], losses[1]);
+        QCOMPARE(grads[0].size(), grads[1].size());
+        for (std::size_t i = 0; i < grads[0].size(); ++i) {
+            const double scale = grads[0][i].abs().max().item<double>();
+            QVERIFY(scale > 0);
+            QVERIFY2((grads[0][i] - grads[1][i]).abs().max().item<double>() <= 1e-5 * scale,
+                     ("parameter " + std::to_string(i)).c_str());
+        }
+    }
+
+    void scoredRowsAreThoseOfTheFullLogits() {
+        auto model = dice::Qwen3Model::random(dice::tinyModelConfig(), {}, 13, 0.2);
+        const auto tokens =
+            at::tensor({3, 1, 4, 1, 5, 9, 2, 6}, at::TensorOptions().dtype(at::kLong)).view({2, 4});
+        const auto positions =
+            at::arange(4, at::TensorOptions().dtype(at::kLong)).repeat({2, 1}).contiguous();
+        const auto rows = at::tensor({0, 5, 7}, at::TensorOptions().dtype(at::kLong));
+        at::NoGradGuard noGrad;
+        const auto full = model->forward(tokens, positions, at::Tensor());
+        const auto some = model->forward(tokens, positions, at::Tensor(), rows);
+        const auto expected = full.reshape({8, full.size(2)}).index_select(0, rows);
+        QVERIFY((some - expected).abs().max().item<double>() <= 1e-5);
+        QVERIFY_THROWS_EXCEPTION(
+            std::exception, model->forward(tokens, positions, at::Tensor(), rows.view({1, 3})));
     }
 };
 

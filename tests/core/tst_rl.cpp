@@ -59,13 +59,13 @@ class TestRl : public QObject {
 private slots:
     void benchmarkFlopsCountEveryMatrixAndBothAttentionProducts() {
         // The 1.7B shape worked by hand: per layer q and o 2048x2048, k and v 2048x1024, the MLP
-        // 3 x 2048x6144; the output head 151936x2048; the embedding lookup costs nothing.
-        const double matrices =
-            28.0 * (2 * 2048.0 * 2048 + 2 * 2048.0 * 1024 + 3 * 2048.0 * 6144) + 151936.0 * 2048;
-        const double rows = 3, length = 1000;
-        const double expected =
-            2 * matrices * rows * length + 4 * 28.0 * 16 * 128 * length * length * rows;
-        const double got = forwardFlops(benchmarkShape("1.7b"), 3, 1000);
+        // 3 x 2048x6144, for every token; the output head 151936x2048 for the scored cells only;
+        // the embedding lookup costs nothing.
+        const double layers = 28.0 * (2 * 2048.0 * 2048 + 2 * 2048.0 * 1024 + 3 * 2048.0 * 6144);
+        const double rows = 3, length = 1000, scored = 700;
+        const double expected = 2 * layers * rows * length + 2 * 151936.0 * 2048 * scored +
+                                4 * 28.0 * 16 * 128 * length * length * rows;
+        const double got = forwardFlops(benchmarkShape("1.7b"), 3, 1000, 700);
         QVERIFY2(std::abs(got / expected - 1) < 1e-3, std::to_string(got / expected).c_str());
     }
 
@@ -93,7 +93,7 @@ private slots:
         // each at this confidence), over the doubled prompt + answer (+ a tail to the block).
         QCOMPARE(u["rows"].get<int>(), 4 * 4);
         QCOMPARE(u["row_length"].get<int>(), 2 * 28);
-        const double fwd = forwardFlops(benchmarkShape("20m"), 16, 56);
+        const double fwd = forwardFlops(benchmarkShape("20m"), 16, 56, 4 * 16);
         QVERIFY(std::abs(u["forward_tflop"].get<double>() * 1e12 / fwd - 1) < 1e-9);
         QVERIFY(u["mfu"].get<double>() > 0);
         QVERIFY(std::abs(r["step_seconds"].get<double>() - (r["sampling"]["seconds"].get<double>() +
