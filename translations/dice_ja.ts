@@ -2140,6 +2140,22 @@ committed at step %4 (block %5), confidence %6</source>
         <source>embedded, or a model folder</source>
         <translation>embedded またはモデルフォルダ</translation>
     </message>
+    <message>
+        <source>bfloat16 on the GPU</source>
+        <translation>GPU では bfloat16</translation>
+    </message>
+    <message>
+        <source>Forward passes in bfloat16 autocast; weights and optimizer stay float32.</source>
+        <translation>順伝播は bfloat16 の autocast で行い、重みとオプティマイザは float32 のままにします。</translation>
+    </message>
+    <message>
+        <source>Gradient checkpointing</source>
+        <translation>勾配チェックポイント</translation>
+    </message>
+    <message>
+        <source>Run each layer again in the backward pass instead of keeping its activations: about a third more arithmetic, much less memory.</source>
+        <translation>活性化を保持せず、逆伝播で各層をもう一度実行します。計算量は約 3 分の 1 増えますが、メモリは大きく減ります。</translation>
+    </message>
 </context>
 <context>
     <name>dice::SuiteEvaluationDialog</name>

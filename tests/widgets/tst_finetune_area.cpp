@@ -23,6 +23,7 @@
 
 #include <qcustomplot.h>
 
+#include <QCheckBox>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
@@ -251,6 +252,13 @@ private Q_SLOTS:
         QCOMPARE(demo.output, std::string("runs/paper"));
         QCOMPARE(demo.device, std::string("cpu"));
         QVERIFY(demo.reward.mode == dice::JudgeMode::Compile);
+        QVERIFY(!demo.gradientCheckpointing);
+        auto* checkpointing = setup.findChild<QCheckBox*>(QStringLiteral("GradientCheckpointing"));
+        QVERIFY(checkpointing);
+        QVERIFY(!checkpointing->isChecked());
+        checkpointing->setChecked(true);
+        QVERIFY(dice::rlConfigFromJson(nlohmann::json::parse(setup.configuration().toStdString()))
+                    .gradientCheckpointing);
 
         // A configuration the trainer refuses is shown with its message, and not kept.
         QString error;

@@ -7,6 +7,7 @@
 #include "widgets/state/workbench_state.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDoubleValidator>
@@ -210,6 +211,14 @@ RunSetup::RunSetup(WorkbenchState* state, QWidget* parent)
             [this, combo, at] { m_config->json[at] = combo->currentText().toStdString(); });
         return combo;
     };
+    const auto flag = [this](QGroupBox* group, const char* label, const Json::json_pointer& at) {
+        auto* check = new QCheckBox(group);
+        addField(
+            group, label, check,
+            [this, check, at] { check->setChecked(m_config->json.value(at, false)); },
+            [this, check, at] { m_config->json[at] = check->isChecked(); });
+        return check;
+    };
     whole(general, QT_TR_NOOP("CPU threads (0: all)"), 0, 512, Json::json_pointer("/threads"));
     whole(general, QT_TR_NOOP("Seed"), 0, 2147483647, Json::json_pointer("/seed"));
 
@@ -323,6 +332,15 @@ RunSetup::RunSetup(WorkbenchState* state, QWidget* parent)
     real(optimiser, QT_TR_NOOP("Gradient clipping"), Json::json_pointer("/optimizer/clip_norm"));
     real(optimiser, QT_TR_NOOP("PPO clip"), Json::json_pointer("/trace_rl/clip_epsilon"));
     real(optimiser, QT_TR_NOOP("KL weight"), Json::json_pointer("/trace_rl/kl_beta"));
+    flag(optimiser, QT_TR_NOOP("bfloat16 on the GPU"),
+         Json::json_pointer("/optimizer/mixed_precision"))
+        ->setToolTip(
+            tr("Forward passes in bfloat16 autocast; weights and optimizer stay float32."));
+    QCheckBox* checkpointing = flag(optimiser, QT_TR_NOOP("Gradient checkpointing"),
+                                    Json::json_pointer("/optimizer/gradient_checkpointing"));
+    checkpointing->setObjectName(QStringLiteral("GradientCheckpointing"));
+    checkpointing->setToolTip(tr("Run each layer again in the backward pass instead of keeping its "
+                                 "activations: about a third more arithmetic, much less memory."));
 
     // Held-out evaluation and checkpoints.
     QGroupBox* evaluation = box(2, 1);
@@ -457,6 +475,8 @@ void RunSetup::addField(QGroupBox* box, const char* label, QWidget* editor,
         connect(line, &QLineEdit::textEdited, this, onEdit);
     else if (auto* combo = qobject_cast<QComboBox*>(editor))
         connect(combo, &QComboBox::currentTextChanged, this, onEdit);
+    else if (auto* check = qobject_cast<QCheckBox*>(editor))
+        connect(check, &QCheckBox::toggled, this, onEdit);
     else
         for (auto* inner : editor->findChildren<QLineEdit*>())
             connect(inner, &QLineEdit::textEdited, this, onEdit);
