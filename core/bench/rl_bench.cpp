@@ -81,16 +81,10 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
     {
         at::NoGradGuard noGrad;
         Qwen3Network network(samplingCopy ? *samplingCopy : *model);
-        const auto batch = static_cast<std::size_t>(o.rolloutBatch);
-        for (std::size_t at = 0; at < prompts.size(); at += batch) {
-            const std::vector<std::vector<std::int64_t>> chunk(
-                prompts.begin() + static_cast<std::ptrdiff_t>(at),
-                prompts.begin() +
-                    static_cast<std::ptrdiff_t>(std::min(prompts.size(), at + batch)));
-            sampler.seed = o.seed + at;
-            for (auto& r : generate(network, chunk, sampler))
-                results.push_back(std::move(r));
-        }
+        // As the trainer: a pool of rolloutBatch rows refilled as sequences finish.
+        sampler.maxActive = o.rolloutBatch;
+        sampler.seed = o.seed;
+        results = generate(network, prompts, sampler);
     }
     const double sampleSeconds = secondsSince(start);
     std::int64_t answerTokens = 0, passes = 0;

@@ -21,10 +21,11 @@ public:
     virtual std::int64_t logitsWidth() const = 0;
     // A cache for `rows` sequences of up to `capacity` tokens, every length 0.
     virtual void allocate(std::int64_t rows, std::int64_t capacity) = 0;
-    // tokens [n, T] int64 (CPU) for rows 0..n-1 from position 0; row i holds lengths[i] tokens,
-    // which attend block-causally in blocks of blockLength and are appended to the row's cache.
+    // tokens [n, T] int64 (CPU) for rows firstRow..firstRow+n-1, each from position 0: row
+    // firstRow + i holds lengths[i] tokens (and nothing of what it held before), which attend
+    // block-causally in blocks of blockLength.
     virtual void prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths,
-                         std::int64_t blockLength) = 0;
+                         std::int64_t blockLength, std::int64_t firstRow) = 0;
     // tokens [n, B] int64 (CPU): one block per row 0..n-1 at the positions following the row's
     // cache; the block attends to the cache and to all of itself. Rows with commit[i] set append
     // the block to their cache; the others leave it as it was. Returns float32 logits [n, B, V]

@@ -20,8 +20,8 @@ void Qwen3Network::allocate(std::int64_t rows, std::int64_t capacity) {
 }
 
 void Qwen3Network::prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths,
-                           std::int64_t blockLength) {
-    m_model.prefill(tokens, lengths, blockLength);
+                           std::int64_t blockLength, std::int64_t firstRow) {
+    m_model.prefill(tokens, lengths, blockLength, firstRow);
 }
 
 at::Tensor Qwen3Network::blockPass(const at::Tensor& tokens,

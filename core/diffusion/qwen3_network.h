@@ -16,7 +16,7 @@ public:
     std::int64_t logitsWidth() const override;
     void allocate(std::int64_t rows, std::int64_t capacity) override;
     void prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths,
-                 std::int64_t blockLength) override;
+                 std::int64_t blockLength, std::int64_t firstRow) override;
     at::Tensor blockPass(const at::Tensor& tokens, const std::vector<std::uint8_t>& commit,
                          bool wantLogits) override;
     void moveRow(std::int64_t from, std::int64_t to) override;

@@ -167,6 +167,11 @@ void validate(const SamplerOptions& o, std::int64_t width) {
                     std::to_string(o.blockLength) + ")");
     if (o.maxTokens <= 0)
         throw Error("the token budget must be positive");
+    for (auto budget : o.budgets)
+        if (budget <= 0)
+            throw Error("every prompt's token budget must be positive");
+    if (o.maxActive < 0)
+        throw Error("the number of sequences decoded at once must not be negative");
     if (o.topK < 0)
         throw Error("top-k must not be negative");
     if (!(o.topP > 0 && o.topP <= 1))
@@ -239,13 +244,17 @@ std::vector<GenerationResult> generate(DiffusionNetwork& network,
     const auto schedule = stepSchedule(B, options.steps);
     const bool needEntropy = options.strategy == RemaskStrategy::EntropyBounded;
 
+    if (!options.budgets.empty() && options.budgets.size() != prompts.size())
+        throw Error(
+            "one token budget per prompt is needed: " + std::to_string(options.budgets.size()) +
+            " for " + std::to_string(prompts.size()) + " prompts");
     std::vector<Sequence> seqs(prompts.size());
     std::int64_t capacity = 0;
     for (size_t i = 0; i < prompts.size(); ++i) {
         auto& s = seqs[i];
         s.index = static_cast<int>(i);
         s.promptLength = static_cast<std::int64_t>(prompts[i].size());
-        s.budget = options.maxTokens;
+        s.budget = options.budgets.empty() ? options.maxTokens : options.budgets[i];
         const std::int64_t total = (s.promptLength + s.budget + B - 1) / B * B;
         s.canvas.assign(static_cast<size_t>(total), mask);
         std::copy(prompts[i].begin(), prompts[i].end(), s.canvas.begin());
@@ -300,52 +309,72 @@ std::vector<GenerationResult> generate(DiffusionNetwork& network,
         emit(event(s, DecodeStep::Kind::Finished));
     };
 
-    network.allocate(static_cast<std::int64_t>(seqs.size()), capacity);
-    // rows[r] is the sequence in cache row r; the active sequences occupy the first rows.
-    std::vector<int> rows(seqs.size());
-    std::iota(rows.begin(), rows.end(), 0);
+    const auto pool = static_cast<std::int64_t>(
+        options.maxActive > 0
+            ? std::min<std::size_t>(static_cast<std::size_t>(options.maxActive), seqs.size())
+            : seqs.size());
+    network.allocate(pool, capacity);
+    // rows[r] is the sequence in cache row r; the active sequences occupy the first rows, and the
+    // waiting ones join in the order given.
+    std::vector<int> rows;
+    std::size_t nextWaiting = 0;
+    bool reusingRows = false;
     const auto longOptions = at::TensorOptions().dtype(at::kLong);
     auto cancelled = [&] { return options.cancel && options.cancel->load(); };
 
-    if (cancelled()) {
-        for (auto& s : seqs)
-            finish(s, FinishReason::Cancelled, 0);
-    } else {
+    // Fills the free rows with waiting prompts: their full blocks are prefilled into those rows.
+    auto admit = [&] {
+        std::vector<int> joining;
+        while (static_cast<std::int64_t>(rows.size() + joining.size()) < pool &&
+               nextWaiting < seqs.size())
+            joining.push_back(static_cast<int>(nextWaiting++));
+        if (joining.empty())
+            return;
         std::int64_t longest = 0;
-        for (const auto& s : seqs)
-            longest = std::max(longest, s.blockStart);
-        if (longest > 0) {
-            auto tokens = at::zeros({static_cast<std::int64_t>(seqs.size()), longest}, longOptions);
+        for (int i : joining)
+            longest = std::max(longest, seqs[static_cast<size_t>(i)].blockStart);
+        const auto firstRow = static_cast<std::int64_t>(rows.size());
+        // A row that held a finished sequence must be emptied even for a prompt of no full block.
+        if (longest > 0 || reusingRows) {
+            auto tokens =
+                at::zeros({static_cast<std::int64_t>(joining.size()), longest}, longOptions);
             auto* data = tokens.data_ptr<std::int64_t>();
             std::vector<std::int64_t> lengths;
-            for (size_t r = 0; r < seqs.size(); ++r) {
-                const auto& s = seqs[r];
+            for (size_t j = 0; j < joining.size(); ++j) {
+                const auto& s = seqs[static_cast<size_t>(joining[j])];
                 std::copy(s.canvas.begin(), s.canvas.begin() + s.blockStart,
-                          data + static_cast<std::int64_t>(r) * longest);
+                          data + static_cast<std::int64_t>(j) * longest);
                 lengths.push_back(s.blockStart);
             }
-            network.prefill(tokens, lengths, B);
-            for (auto& s : seqs) {
-                if (s.blockStart == 0)
-                    continue;
-                ++s.result.forwardPasses;
-                auto step = event(s, DecodeStep::Kind::Prefill);
-                step.block = 0;
-                step.blockStart = -s.promptLength;
-                step.blockLength = static_cast<int>(s.blockStart);
-                emit(step);
-            }
+            network.prefill(tokens, lengths, B, firstRow);
         }
-    }
+        for (int i : joining) {
+            auto& s = seqs[static_cast<size_t>(i)];
+            rows.push_back(i);
+            if (s.blockStart == 0)
+                continue;
+            ++s.result.forwardPasses;
+            auto step = event(s, DecodeStep::Kind::Prefill);
+            step.block = 0;
+            step.blockStart = -s.promptLength;
+            step.blockLength = static_cast<int>(s.blockStart);
+            emit(step);
+        }
+        reusingRows = true;
+    };
+    auto cancelWaiting = [&] {
+        for (; nextWaiting < seqs.size(); ++nextWaiting)
+            finish(seqs[nextWaiting], FinishReason::Cancelled, 0);
+    };
 
-    std::int64_t active = 0;
-    for (const auto& s : seqs)
-        active += s.done ? 0 : 1;
-    if (active == 0)
-        rows.clear();
+    if (cancelled())
+        cancelWaiting();
+    else
+        admit();
     while (!rows.empty()) {
         const auto n = static_cast<std::int64_t>(rows.size());
         if (cancelled()) {
+            cancelWaiting();
             for (int r : rows) {
                 auto& s = seqs[static_cast<size_t>(r)];
                 std::int64_t frontier = s.blockStart;
@@ -473,7 +502,11 @@ std::vector<GenerationResult> generate(DiffusionNetwork& network,
             }
             rows.pop_back();
         }
+        if (!cancelled())
+            admit();
     }
+    // Prompts still waiting when a cancellation emptied the pool.
+    cancelWaiting();
     for (size_t i = 0; i < seqs.size(); ++i)
         results[i] = std::move(seqs[i].result);
     return results;

@@ -39,6 +39,12 @@ struct SamplerOptions {
     // top-k/top-p-filtered distribution the token was drawn from.
     bool rawConfidence = false;
     std::int64_t maxTokens = 512; // answer budget
+    // One budget per prompt instead of maxTokens for all (empty: maxTokens).
+    std::vector<std::int64_t> budgets;
+    // Continuous batching: at most this many sequences decode at once (0: every prompt). Between
+    // passes, a finished sequence's cache row is given to the next waiting prompt, so sequences
+    // of uneven length keep the batch full. A sequence's result does not depend on it.
+    std::int64_t maxActive = 0;
     std::uint64_t seed = 0;
     std::int64_t maskId = 151669;
     std::vector<std::int64_t> stopIds; // generation ends at the first of these in the answer
@@ -77,8 +83,9 @@ std::vector<std::int64_t> stepSchedule(std::int64_t blockLength, std::int64_t st
 // are aligned to absolute position 0; the prompts' full blocks are prefilled; each next block
 // starts as mask tokens (after the prompt's tail, if any) and is denoised in up to `steps` passes
 // over cache + block, then appended to the cache by one commit pass. Sequences finish on their
-// own (stop id, budget) and leave the batch. Every step is reported through onStep. With a seed,
-// the result is the same for a sequence whatever else is in the batch. Autoregressive decoding is
+// own (stop id, budget) and leave the batch; with maxActive, waiting prompts join as they do.
+// Every step is reported through onStep. With a seed, the result is the same for a sequence
+// (known by its index in `prompts`) whatever else is in the batch. Autoregressive decoding is
 // blockLength 1, steps 1.
 std::vector<GenerationResult> generate(DiffusionNetwork& network,
                                        const std::vector<std::vector<std::int64_t>>& prompts,

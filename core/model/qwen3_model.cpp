@@ -879,11 +879,13 @@ const std::vector<std::int64_t>& Qwen3Model::cacheLengths() const {
 }
 
 void Qwen3Model::prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths,
-                         std::int64_t blockLength) {
+                         std::int64_t blockLength, std::int64_t firstRow) {
     if (tokens.dim() != 2)
         throw Error("prefill: tokens must be [rows, length]");
     const std::int64_t n = tokens.size(0), T = tokens.size(1);
-    d->checkRows(n, "prefill");
+    if (firstRow < 0)
+        throw Error("prefill: the first row must not be negative");
+    d->checkRows(firstRow + n, "prefill");
     if (static_cast<std::int64_t>(lengths.size()) != n)
         throw Error("prefill: one length per row is needed");
     if (T > d->capacity)
@@ -917,15 +919,15 @@ void Qwen3Model::prefill(const at::Tensor& tokens, const std::vector<std::int64_
         auto x = at::embedding(d->embed, tokensOnDevice.narrow(1, begin, C));
         for (size_t l = 0; l < d->layers.size(); ++l) {
             const auto p = d->project(d->layers[l], x, cos, sin);
-            d->cacheK[l].narrow(0, 0, n).narrow(2, begin, C).copy_(p.k.transpose(1, 2));
-            d->cacheV[l].narrow(0, 0, n).narrow(2, begin, C).copy_(p.v.transpose(1, 2));
-            const auto k = d->cacheK[l].narrow(0, 0, n).narrow(2, 0, end);
-            const auto v = d->cacheV[l].narrow(0, 0, n).narrow(2, 0, end);
+            d->cacheK[l].narrow(0, firstRow, n).narrow(2, begin, C).copy_(p.k.transpose(1, 2));
+            d->cacheV[l].narrow(0, firstRow, n).narrow(2, begin, C).copy_(p.v.transpose(1, 2));
+            const auto k = d->cacheK[l].narrow(0, firstRow, n).narrow(2, 0, end);
+            const auto v = d->cacheV[l].narrow(0, firstRow, n).narrow(2, 0, end);
             x = d->finishLayer(d->layers[l], x, d->attendFolded(p.q, k, v, mask));
         }
     }
     for (std::int64_t i = 0; i < n; ++i)
-        d->lengths[static_cast<size_t>(i)] = lengths[static_cast<size_t>(i)];
+        d->lengths[static_cast<size_t>(firstRow + i)] = lengths[static_cast<size_t>(i)];
 }
 
 at::Tensor Qwen3Model::blockPass(const at::Tensor& tokens, const std::vector<std::uint8_t>& commit,

@@ -119,10 +119,12 @@ public:
     std::int64_t cacheRows() const;
     std::int64_t cacheCapacity() const;
     const std::vector<std::int64_t>& cacheLengths() const;
-    // Writes the first tokens.size(0) rows from position 0: row i holds lengths[i] tokens
-    // (positions past it are padding), attending block-causally in blocks of blockLength.
+    // Writes tokens.size(0) rows from firstRow on, each from position 0: row firstRow + i holds
+    // lengths[i] tokens (positions past it are padding), attending block-causally in blocks of
+    // blockLength. Whatever the rows held before is gone: a finished sequence's row takes a new
+    // prompt while the other rows keep decoding.
     void prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths,
-                 std::int64_t blockLength);
+                 std::int64_t blockLength, std::int64_t firstRow = 0);
     // One block per row for the first tokens.size(0) rows, at positions length .. length+T-1.
     // Rows with commit[i] set have the block appended to their cache (length += T); the others'
     // lengths stay. Returns logits [rows, T, vocab] float32 when wantLogits, else undefined.

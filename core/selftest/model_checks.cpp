@@ -160,6 +160,31 @@ void checkModelCachedDecoding(CheckResult& result) {
                      format(std::max(blockFour, autoregressive)) + " (fp32, CPU)";
 }
 
+// Continuous batching on a real model: six prompts with uneven budgets sampled at temperature 1
+// in a pool of 2 rows (a finished sequence's row prefilled with the next prompt while the other
+// row decodes on) against all six at once. Returns what differs, or nothing.
+std::string pooledAsAtOnce(Qwen3Network& network) {
+    const std::vector<std::vector<std::int64_t>> prompts = {
+        {3, 14, 15}, {7, 1, 8, 28, 27, 18, 28, 18, 28},
+        {2},         {27, 18, 28, 18, 28, 45, 90, 45, 23},
+        {},          {60, 61, 62, 63, 64}};
+    SamplerOptions options;
+    options.temperature = 1.0;
+    options.strategy = RemaskStrategy::LowConfidenceDynamic;
+    options.maskId = 95;
+    options.seed = 17;
+    options.budgets = {7, 16, 3, 11, 5, 9};
+    const auto atOnce = generate(network, prompts, options);
+    options.maxActive = 2;
+    const auto pooled = generate(network, prompts, options);
+    for (std::size_t i = 0; i < prompts.size(); ++i)
+        if (pooled[i].tokens != atOnce[i].tokens || pooled[i].commitStep != atOnce[i].commitStep ||
+            pooled[i].tailTokens != atOnce[i].tailTokens)
+            return "sequence " + std::to_string(i) +
+                   " decodes differently in a pool of 2 rows than with all prompts at once";
+    return {};
+}
+
 // The generation path on the CPU, as `dice generate --device cpu` takes it: prompts of different
 // lengths whose prefill needs no mask and whose blocks need one, greedy with both remasking
 // rules; each sequence decoded in the batch must be decoded as alone, trace included.
@@ -191,9 +216,14 @@ void checkGenerationOnCpu(CheckResult& result) {
         }
     }
     result.data["tokens"] = tokens;
+    const std::string pooled = pooledAsAtOnce(network);
+    if (!pooled.empty())
+        throw Error(pooled);
     result.message = "greedy generation of prompts of 3, 9 and 12 tokens, static and dynamic "
                      "remasking: " +
-                     std::to_string(tokens) + " tokens, each sequence as alone (fp32, CPU)";
+                     std::to_string(tokens) +
+                     " tokens, each sequence as alone; sampled with a pool of 2 rows refilled as "
+                     "sequences finish, as all at once (fp32, CPU)";
 }
 
 void checkModelGpu(CheckResult& result) {
@@ -274,9 +304,13 @@ void checkModelGpu(CheckResult& result) {
             throw Error("sequence " + std::to_string(i) +
                         " decodes differently alone and in a batch");
     }
+    const std::string pooled = pooledAsAtOnce(network);
+    if (!pooled.empty())
+        throw Error(pooled + " (with CUDA graphs)");
     result.message = message + "cached decoding within " + format(std::max(graphs, eager)) +
                      " (graphs and eager); batched greedy decoding identical with and without "
-                     "graphs and alone";
+                     "graphs and alone; a pool of 2 rows refilled as sequences finish samples "
+                     "as all at once";
 }
 
 } // namespace

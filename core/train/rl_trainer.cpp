@@ -308,18 +308,18 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         options.cancel = hooks.cancel;
         at::NoGradGuard noGrad;
         Qwen3Network network(samplingModel());
-        std::vector<GenerationResult> results;
-        const auto batch = static_cast<std::size_t>(std::max(1, config.rolloutBatch));
-        for (std::size_t at = 0; at < prompts.size(); at += batch) {
-            const std::vector<std::vector<std::int64_t>> chunk(
-                prompts.begin() + static_cast<std::ptrdiff_t>(at),
-                prompts.begin() +
-                    static_cast<std::ptrdiff_t>(std::min(prompts.size(), at + batch)));
-            options.seed = splitmix64(seed + at);
-            for (auto& r : generate(network, chunk, options))
-                results.push_back(std::move(r));
-            progress(results.size());
-        }
+        // Continuous batching: rolloutBatch rows, each refilled with the next prompt as soon as
+        // its sequence finishes, so a step's uneven answers keep the batch full.
+        options.maxActive = std::max(1, config.rolloutBatch);
+        options.seed = splitmix64(seed);
+        const std::size_t every =
+            std::max<std::size_t>(1, static_cast<std::size_t>(options.maxActive) / 4);
+        std::size_t done = 0;
+        auto results = generate(network, prompts, options, [&](const DecodeStep& e) {
+            if (e.kind == DecodeStep::Kind::Finished &&
+                (++done % every == 0 || done == prompts.size()))
+                progress(done);
+        });
         return results;
     };
     const auto answerText = [&](const std::vector<std::int64_t>& tokens) {

@@ -55,11 +55,11 @@ public:
         m_rows.assign(static_cast<size_t>(rows), {});
         m_capacity = capacity;
     }
-    void prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths,
-                 std::int64_t) override {
+    void prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths, std::int64_t,
+                 std::int64_t firstRow) override {
         ++prefills;
         for (std::int64_t r = 0; r < tokens.size(0); ++r) {
-            auto& row = m_rows[static_cast<size_t>(r)];
+            auto& row = m_rows[static_cast<size_t>(firstRow + r)];
             row.clear();
             for (std::int64_t i = 0; i < lengths[static_cast<size_t>(r)]; ++i)
                 row.push_back(tokens[r][i].item<std::int64_t>());
@@ -69,6 +69,7 @@ public:
                          bool wantLogits) override {
         ++passes;
         const std::int64_t n = tokens.size(0), B = tokens.size(1);
+        widest = std::max(widest, n);
         auto logits = at::zeros({n, B, m_vocab});
         for (std::int64_t r = 0; r < n; ++r) {
             auto& row = m_rows[static_cast<size_t>(r)];
@@ -94,6 +95,7 @@ public:
     }
     int prefills = 0;
     int passes = 0;
+    std::int64_t widest = 0; // most rows of one pass
 
 private:
     std::int64_t m_vocab;
@@ -112,10 +114,10 @@ public:
     static std::int64_t peakToken(std::int64_t p) { return (p * 5 + 1) % 11; }
     std::int64_t logitsWidth() const override { return m_vocab; }
     void allocate(std::int64_t rows, std::int64_t) override { m_lengths.assign(rows, 0); }
-    void prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths,
-                 std::int64_t) override {
+    void prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths, std::int64_t,
+                 std::int64_t firstRow) override {
         for (std::int64_t r = 0; r < tokens.size(0); ++r)
-            m_lengths[static_cast<size_t>(r)] = lengths[static_cast<size_t>(r)];
+            m_lengths[static_cast<size_t>(firstRow + r)] = lengths[static_cast<size_t>(r)];
     }
     at::Tensor blockPass(const at::Tensor& tokens, const std::vector<std::uint8_t>& commit,
                          bool) override {
@@ -514,13 +516,77 @@ private Q_SLOTS:
         QVERIFY(dice::generate(d, prompts, o)[0].tokens != first[0].tokens);
     }
 
+    void continuousBatchingKeepsEverySequenceAsItWas() {
+        // Seven prompts (some with full blocks to prefill, some without), uneven budgets and a
+        // stop id, sampled at temperature 1 with dynamic remasking: with a pool of 1, 2 or 3 rows,
+        // rows freed by finished sequences are refilled, and every sequence's answer, trace, tail
+        // and finish are those of the run with all seven at once.
+        SamplerOptions o;
+        o.temperature = 1.0;
+        o.strategy = RemaskStrategy::LowConfidenceDynamic;
+        o.threshold = 0.3;
+        o.maskId = 31;
+        o.seed = 7;
+        o.stopIds = {5};
+        o.budgets = {6, 20, 3, 13, 9, 17, 1};
+        const std::vector<std::vector<std::int64_t>> prompts = {
+            {1, 2, 3}, {4, 5, 6, 7, 8}, {},    {9, 10, 11, 12, 13, 14, 15, 16, 17},
+            {2},       {3, 3, 3, 3},    {8, 9}};
+        ContextNetwork all(32);
+        const auto reference = dice::generate(all, prompts, o);
+        QCOMPARE(all.widest, std::int64_t(7));
+        bool someStopped = false;
+        for (const auto& r : reference)
+            someStopped = someStopped || r.reason == dice::FinishReason::Stop;
+        QVERIFY(someStopped);
+        for (const std::int64_t pool : {1, 2, 3}) {
+            o.maxActive = pool;
+            ContextNetwork net(32);
+            std::vector<int> finishedOrder;
+            const auto pooled = dice::generate(net, prompts, o, [&](const DecodeStep& e) {
+                if (e.kind == DecodeStep::Kind::Finished)
+                    finishedOrder.push_back(e.sequence);
+            });
+            QCOMPARE(net.widest, pool);
+            QCOMPARE(finishedOrder.size(), prompts.size());
+            for (std::size_t i = 0; i < prompts.size(); ++i) {
+                const auto at =
+                    ("pool " + std::to_string(pool) + ", sequence " + std::to_string(i));
+                QVERIFY2(pooled[i].tokens == reference[i].tokens, at.c_str());
+                QVERIFY2(pooled[i].commitStep == reference[i].commitStep, at.c_str());
+                QVERIFY2(pooled[i].tailTokens == reference[i].tailTokens, at.c_str());
+                QVERIFY2(pooled[i].tailCommitStep == reference[i].tailCommitStep, at.c_str());
+                QVERIFY2(pooled[i].reason == reference[i].reason, at.c_str());
+                QVERIFY2(pooled[i].forwardPasses == reference[i].forwardPasses, at.c_str());
+            }
+        }
+        // A cancellation while prompts wait ends those too, with nothing decoded.
+        o.maxActive = 2;
+        std::atomic<bool> cancel{false};
+        o.cancel = &cancel;
+        ContextNetwork net(32);
+        int denoise = 0;
+        const auto stopped = dice::generate(net, prompts, o, [&](const DecodeStep& e) {
+            if (e.kind == DecodeStep::Kind::Denoise && ++denoise == 3)
+                cancel = true;
+        });
+        for (std::size_t i = 2; i < prompts.size(); ++i) {
+            QVERIFY(stopped[i].reason == dice::FinishReason::Cancelled);
+            QVERIFY(stopped[i].tokens.empty());
+        }
+        o.cancel = nullptr;
+        o.budgets = {4};
+        ContextNetwork wrong(32);
+        QVERIFY_THROWS_EXCEPTION(dice::Error, dice::generate(wrong, prompts, o));
+    }
+
     void samplingFollowsTheFilteredDistribution() {
         // One cell, logits fixed: top-k 2 samples only the two best tokens, in proportion.
         class Fixed : public dice::DiffusionNetwork {
         public:
             std::int64_t logitsWidth() const override { return 8; }
             void allocate(std::int64_t, std::int64_t) override {}
-            void prefill(const at::Tensor&, const std::vector<std::int64_t>&,
+            void prefill(const at::Tensor&, const std::vector<std::int64_t>&, std::int64_t,
                          std::int64_t) override {}
             at::Tensor blockPass(const at::Tensor& tokens, const std::vector<std::uint8_t>&,
                                  bool) override {
@@ -556,7 +622,7 @@ private Q_SLOTS:
         public:
             std::int64_t logitsWidth() const override { return 16; }
             void allocate(std::int64_t, std::int64_t) override {}
-            void prefill(const at::Tensor&, const std::vector<std::int64_t>&,
+            void prefill(const at::Tensor&, const std::vector<std::int64_t>&, std::int64_t,
                          std::int64_t) override {}
             at::Tensor blockPass(const at::Tensor& tokens, const std::vector<std::uint8_t>&,
                                  bool) override {
