@@ -102,6 +102,13 @@ for step in "${steps[@]}"; do
         "$dice" bench rl --shape 1.7b --tasks "${BENCH_RL_TASKS:-64}" \
             --output "bench-rl-1.7b-$device.json" || status=1
         ;;
+    bench-rollout)
+        # RL's sampling workload at the 4B shape: rollouts of uneven prompts (200-2,000 tokens)
+        # and answers (256-4,096), fixed batches of 128 against a continuous pool of 128 rows.
+        # BENCH_ROLLOUTS asks fewer than the step's 1,024 when a call's time is short.
+        "$dice" bench rollout --shape 4b --rollouts "${BENCH_ROLLOUTS:-1024}" --batch 128 \
+            --output "bench-rollout-4b-$device.json" || status=1
+        ;;
     bench-model)
         # Random weights in the 1.7B, 4B and 8B shapes, bf16, batch 1 and 16, beside
         # transformers' Qwen3 (bench/hf_qwen3_bench.py) and the weight-streaming bound.

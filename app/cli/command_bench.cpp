@@ -23,6 +23,8 @@ const std::vector<Benchmark>& benchmarks() {
         {"kernelbench", "the paper's KernelBench table with a model (--help)", benchKernelBench},
         {"reward", "the reward service on 1,024 candidates of an RL step (--help)", benchReward},
         {"rl", "one RL step's sampling, reward and update at a model shape (--help)", benchRl},
+        {"rollout", "RL's sampling workload, fixed batches against continuous (--help)",
+         benchRollout},
     };
     return list;
 }

@@ -24,6 +24,7 @@ int benchModel(const Invocation& in);
 int benchKernelBench(const Invocation& in);
 int benchReward(const Invocation& in);
 int benchRl(const Invocation& in);
+int benchRollout(const Invocation& in);
 int commandCompile(const Invocation& in);
 int commandEval(const Invocation& in);
 // dice eval --batch (command_eval_batch.cpp).

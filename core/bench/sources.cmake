@@ -6,4 +6,5 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
 list(APPEND DICE_CORE_TORCH_SOURCES
     bench/model_bench.cpp
     bench/rl_bench.cpp
+    bench/rollout_bench.cpp
 )

@@ -6,6 +6,7 @@
 
 #include "core/bench/model_bench.h"
 #include "core/bench/rl_bench.h"
+#include "core/bench/rollout_bench.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/diffusion/qwen3_network.h"
@@ -100,6 +101,37 @@ private slots:
                                                             u["old_policy_seconds"].get<double>() +
                                                             u["update_seconds"].get<double>())) <
                 1e-6);
+    }
+
+    void rolloutBenchmarkRunsTheSameWorkBothWays() {
+        RolloutBenchOptions o;
+        o.shape = "20m";
+        o.device = ModelDevice::Cpu;
+        o.dtype = ModelDType::Float32;
+        o.rollouts = 6;
+        o.batch = 2;
+        o.minPromptTokens = 3;
+        o.maxPromptTokens = 9;
+        o.minAnswerTokens = 4;
+        o.maxAnswerTokens = 24;
+        o.seed = 5;
+        const auto r = runRolloutBenchmark(o);
+        const auto budget = r["budget_tokens"].get<std::int64_t>();
+        // Random weights never stop: both ways decode every budget to its end.
+        QCOMPARE(r["fixed"]["answer_tokens"].get<std::int64_t>(), budget);
+        QCOMPARE(r["continuous"]["answer_tokens"].get<std::int64_t>(), budget);
+        // A fixed batch waits for its longest answer with rows idle; the pool refills them, so
+        // it needs fewer passes, each fuller.
+        QVERIFY(r["continuous"]["block_passes"].get<std::int64_t>() <
+                r["fixed"]["block_passes"].get<std::int64_t>());
+        QVERIFY(r["continuous"]["row_occupancy"].get<double>() >
+                r["fixed"]["row_occupancy"].get<double>());
+        QVERIFY(r["continuous"]["row_occupancy"].get<double>() <= 1.0);
+        // 20m by hand: keys and values x 6 layers x 2 key/value heads x 64 dims x 4 bytes, over
+        // 9 + 24 positions rounded up to whole blocks of 4 (36).
+        QCOMPARE(r["cache"]["bytes_per_row"].get<std::int64_t>(), std::int64_t(221184));
+        o.fixed = o.continuous = false;
+        QVERIFY_THROWS_EXCEPTION(dice::Error, runRolloutBenchmark(o));
     }
 
     void roundsFollowTheTrace() {
