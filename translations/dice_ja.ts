@@ -1161,6 +1161,10 @@ committed at step %4 (block %5), confidence %6</source>
         <source>%1 has edits that are not saved.</source>
         <translation>%1 には保存されていない編集があります。</translation>
     </message>
+    <message>
+        <source>The Profile editor&apos;s edits were kept; the candidate was not sent.</source>
+        <translation>プロファイルエディタの編集内容を残しました。候補は送られていません。</translation>
+    </message>
 </context>
 <context>
     <name>dice::ModelManager</name>
@@ -1493,6 +1497,18 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>Evaluating against %1…</source>
         <translation>%1 と照合して評価中…</translation>
+    </message>
+    <message>
+        <source>Options:</source>
+        <translation>オプション:</translation>
+    </message>
+    <message>
+        <source>e.g. --use_fast_math -maxrregcount=64 -DTILE=32</source>
+        <translation>例: --use_fast_math -maxrregcount=64 -DTILE=32</translation>
+    </message>
+    <message>
+        <source>More NVRTC options for this compile and for Evaluate. Allowed: %1. Headers come from the CUDA toolkit only.</source>
+        <translation>このコンパイルと評価に加える NVRTC オプション。使えるもの: %1。ヘッダは CUDA ツールキットのものだけです。</translation>
     </message>
 </context>
 <context>

@@ -5,6 +5,7 @@
 #include "app/cli/commands.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
+#include "core/cuda/compiler_options.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/sass_disassembler.h"
 #include "core/eval/candidate.h"
@@ -32,6 +33,10 @@ const char* const kUsage =
     "  --sass               print the SASS (nvdisasm, else cuobjdump), every run of\n"
     "                       instructions under the source line it came from\n"
     "  --no-line-info       compile without -lineinfo (PTX and SASS then name no source lines)\n"
+    "  --options \"...\"      more NVRTC options, from an allow-list: --use_fast_math,\n"
+    "                       -maxrregcount=N, -DNAME[=VALUE], -UNAME, --ftz=, --prec-div=,\n"
+    "                       --prec-sqrt=, --fmad= (true or false), --restrict, -G,\n"
+    "                       --extra-device-vectorization\n"
     "  --write-ptx FILE     write the PTX to FILE\n"
     "  --write-cubin FILE   write the cubin to FILE\n"
     "  --json               print JSON: diagnostics, resources, and the PTX or the parsed SASS\n"
@@ -87,7 +92,7 @@ void printResult(const std::string& file, const CompileResult& r, std::ostream& 
 
 int commandCompile(const Invocation& in) {
     const Arguments args(in.args, {"help", "json", "ptx", "sass", "no-line-info"},
-                         {"arch", "name", "write-ptx", "write-cubin"});
+                         {"arch", "name", "write-ptx", "write-cubin", "options"});
     if (!args.ok()) {
         std::cerr << "dice compile: " << args.error() << "\n";
         return 2;
@@ -116,6 +121,7 @@ int commandCompile(const Invocation& in) {
     CompileOptions options;
     options.architecture = args.value("arch");
     options.lineInfo = !args.flag("no-line-info");
+    applyCompilerOptions(options, args.value("options"));
     NvrtcCompiler compiler(0);
     const CompileResult result = compiler.compile(source, file, options);
     if (result.ok && args.has("write-ptx"))

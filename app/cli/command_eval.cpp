@@ -41,6 +41,10 @@ const char* const kUsage =
     "  --timing-trials N     timed calls (default 100)\n"
     "  --no-timing           check correctness only\n"
     "  --compile-only        compile and inspect, run nothing\n"
+    "  --compiler-options \"...\"\n"
+    "                        NVRTC options for the device part, from an allow-list:\n"
+    "                        --use_fast_math, -maxrregcount=N, -DNAME[=VALUE], -UNAME, --ftz=,\n"
+    "                        --prec-div=, --prec-sqrt=, --fmad=, --restrict, -G, ...\n"
     "  --lenient             count a fallback that computes the right values as correct\n"
     "  --idle-timeout S      give up on a kernel that shows no progress for S seconds (60)\n"
     "  --repeat N            with --suite: evaluate the suite N times with one warm worker\n"
@@ -113,10 +117,10 @@ int commandEval(const Invocation& in) {
     for (const auto& a : in.args)
         if (a == "--batch" || a.rfind("--batch=", 0) == 0)
             return evalBatch(in);
-    const Arguments args(in.args,
-                         {"json", "help", "no-store", "no-timing", "compile-only", "lenient"},
-                         {"preset", "tolerance", "trials", "warmups", "timing-trials", "store",
-                          "tag", "suite", "candidates", "idle-timeout", "repeat", "devices"});
+    const Arguments args(
+        in.args, {"json", "help", "no-store", "no-timing", "compile-only", "lenient"},
+        {"preset", "tolerance", "trials", "warmups", "timing-trials", "store", "tag", "suite",
+         "candidates", "idle-timeout", "repeat", "devices", "compiler-options"});
     if (!args.ok()) {
         std::cerr << "dice eval: " << args.error() << "\n";
         return 2;
@@ -145,7 +149,8 @@ int commandEval(const Invocation& in) {
     options.strict = !args.flag("lenient");
     if (args.has("tolerance"))
         options.tolerance = args.number("tolerance", 1e-4);
-    // Validates the numbers the same way the worker will.
+    options.compilerOptions = args.value("compiler-options");
+    // Validates the numbers (and the compiler options) the same way the worker will.
     options = evalOptionsFromJson(toJson(options));
 
     EvaluatorOptions evaluatorOptions;

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 list(APPEND DICE_CORE_PLAIN_SOURCES
     cuda/compile_log_parser.cpp
+    cuda/compiler_options.cpp
     cuda/cuda_abi_check.cpp
     cuda/cuda_context.cpp
     cuda/cuda_driver.cpp

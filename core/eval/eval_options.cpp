@@ -2,6 +2,7 @@
 #include "core/eval/eval_options.h"
 
 #include "core/common/error.h"
+#include "core/cuda/compiler_options.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,7 @@ nlohmann::json toJson(const EvalOptions& o) {
                         {"timing", o.timing},
                         {"compile_only", o.compileOnly},
                         {"architecture", o.architecture},
+                        {"compiler_options", o.compilerOptions},
                         {"seed", o.seed}};
     if (o.tolerance)
         j["tolerance"] = *o.tolerance;
@@ -84,6 +86,12 @@ EvalOptions evalOptionsFromJson(const nlohmann::json& j) {
     if (!o.architecture.empty() && o.architecture.rfind("sm_", 0) != 0 &&
         o.architecture.rfind("compute_", 0) != 0)
         throw Error("evaluation options: \"architecture\" must look like sm_90");
+    o.compilerOptions = readString(j, "compiler_options", o.compilerOptions);
+    try {
+        parseCompilerOptions(o.compilerOptions);
+    } catch (const Error& e) {
+        throw Error(std::string("evaluation options: ") + e.what());
+    }
     if (j.contains("excessive_speedup")) {
         if (!j["excessive_speedup"].is_number() || j["excessive_speedup"].get<double>() <= 1)
             throw Error("evaluation options: \"excessive_speedup\" must be a number above 1");

@@ -33,6 +33,9 @@ struct EvalOptions {
     bool compileOnly = false;
     // NVRTC target; empty: the GPU's, else sm_90.
     std::string architecture;
+    // The user's compiler options for the device part (compiler_options.h), one line; checked
+    // against the allow-list wherever they are read.
+    std::string compilerOptions;
     // Seeds of the correctness trials derive from this; 0: the task's seed.
     std::uint64_t seed = 0;
 };

@@ -7,6 +7,7 @@
 #include "core/eval/native_evaluator.h"
 
 #include "core/common/error.h"
+#include "core/cuda/compiler_options.h"
 #include "core/cuda/torch_cuda_bridge.h"
 #include "core/eval/candidate_fault.h"
 #include "core/eval/native_dry_run.h"
@@ -248,6 +249,7 @@ bool NativeEvaluator::Impl::prepare(const Task& task, const std::string& source,
         options.architecture.empty() ? NvrtcCompiler::defaultArchitecture() : options.architecture;
     co.lineInfo = true;
     co.nameExpressions = nameExpressions;
+    applyCompilerOptions(co, options.compilerOptions);
     p.device = compiler.compile(p.candidate.deviceForCompiler(), origin, co);
     r.compileMs = p.device.milliseconds;
     r.resources = p.device.resources;

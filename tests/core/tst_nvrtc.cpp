@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/cuda/compile_log_parser.h"
+#include "core/cuda/compiler_options.h"
 #include "core/cuda/header_policy.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/model/decode_kernels.h"
@@ -223,6 +225,74 @@ private Q_SLOTS:
         QCOMPARE(result.loweredNames.size(), size_t(2));
         QVERIFY(result.loweredNames.at("scale<float, 4>").rfind("_Z", 0) == 0);
         QVERIFY(result.ptx.find(result.loweredNames.at("scale<double, 2>")) != std::string::npos);
+    }
+
+    void compilerOptionLinesPassOnlyTheAllowList() {
+        const auto line = dice::parseCompilerOptions(
+            "  --use_fast_math -maxrregcount=64 -DTILE=32 -DUSE_FAST -UOLD --ftz=true -G ");
+        QVERIFY(line.fastMath);
+        QCOMPARE(line.nvrtc, (std::vector<std::string>{"--maxrregcount=64", "-DTILE=32",
+                                                       "-DUSE_FAST", "-UOLD", "--ftz=true", "-G"}));
+        QVERIFY(dice::parseCompilerOptions("").nvrtc.empty());
+        // Anything that would hand NVRTC a path of this machine, change the target or is unknown.
+        for (const char* refused : {"-I/etc",
+                                    "-I",
+                                    "--include-path=/home",
+                                    "--pre-include=/etc/passwd",
+                                    "-include",
+                                    "-arch=sm_80",
+                                    "--gpu-architecture=sm_90",
+                                    "-std=c++20",
+                                    "--ftz=yes",
+                                    "-maxrregcount=8",
+                                    "-maxrregcount=64x",
+                                    "-maxrregcount=",
+                                    "-D1X",
+                                    "-D",
+                                    "-DX=\"a\"",
+                                    "-DX=a\\b",
+                                    "-Ufoo-bar",
+                                    "--dopt=on",
+                                    "-o",
+                                    "/etc/passwd",
+                                    "--fmad"}) {
+            try {
+                dice::parseCompilerOptions(std::string("--use_fast_math ") + refused);
+                QFAIL(refused);
+            } catch (const dice::Error& e) {
+                QVERIFY2(std::string(e.what()).find(refused) != std::string::npos, e.what());
+            }
+        }
+        QVERIFY_THROWS_EXCEPTION(dice::Error, dice::parseCompilerOptions(std::string(5000, 'x')));
+    }
+
+    void compilerOptionsReachNvrtc() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        dice::NvrtcCompiler compiler(0);
+        // A macro the source needs, and a register limit NVRTC must keep to.
+        const std::string source =
+            "#ifndef TILE\n#error TILE is not defined\n#endif\n"
+            "extern \"C\" __global__ void k(const float* x, float* y) {\n"
+            "    float a[TILE];\n"
+            "    for (int i = 0; i < TILE; ++i) a[i] = x[threadIdx.x * TILE + i];\n"
+            "    float s = 0.f;\n"
+            "    for (int i = 0; i < TILE; ++i) for (int j = 0; j < TILE; ++j) s += a[i] * "
+            "a[j] / (a[(i + j) % TILE] + 1.f);\n"
+            "    y[threadIdx.x] = s;\n"
+            "}\n";
+        dice::CompileOptions options;
+        options.architecture = "sm_90";
+        QVERIFY(!compiler.compile(source, "k.cu", options).ok);
+        dice::applyCompilerOptions(options, "-DTILE=32");
+        const auto free = compiler.compile(source, "k.cu", options);
+        QVERIFY2(free.ok, free.log.c_str());
+        QVERIFY(free.resources.at(0).registers > 32);
+        dice::applyCompilerOptions(options, "-maxrregcount=32 --use_fast_math");
+        QVERIFY(options.fastMath);
+        const auto limited = compiler.compile(source, "k.cu", options);
+        QVERIFY2(limited.ok, limited.log.c_str());
+        QVERIFY(limited.resources.at(0).registers <= 32);
     }
 };
 

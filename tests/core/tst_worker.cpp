@@ -440,6 +440,13 @@ private Q_SLOTS:
                    {"task", task}, {"candidate", {{"source", "x"}}}, {"options", {{"warmups", -1}}}}
                                           .dump())
             << "\"warmups\" must be between";
+        // A request may not hand the compiler a path of the worker's machine.
+        QTest::newRow("compiler options with a path")
+            << QString::fromStdString(json{{"task", task},
+                                           {"candidate", {{"source", "x"}}},
+                                           {"options", {{"compiler_options", "-DN=4 -I/etc"}}}}
+                                          .dump())
+            << "evaluation options: compiler option \"-I/etc\": headers come from the CUDA toolkit";
         // 4294967297 is 2^32 + 1: cast to an int it would read as 1.
         QTest::newRow("options past int")
             << QString::fromStdString(json{{"task", task},

@@ -159,6 +159,11 @@ private Q_SLOTS:
                 box->button(button)->click();
             });
         };
+        // A candidate sent from Generate, Infill or a rollout asks the same; Cancel keeps the edit.
+        answer(QMessageBox::Cancel);
+        QVERIFY(!window.sendToProfile(QStringLiteral("// a generated candidate\n")));
+        QVERIFY(profile->editor()->text().contains("UNSAVED"));
+        QVERIFY(profile->hasUnsavedEdits());
         answer(QMessageBox::Cancel);
         QVERIFY(!window.close());
         QVERIFY(window.isVisible());
@@ -169,6 +174,14 @@ private Q_SLOTS:
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         QVERIFY(!file.readAll().contains("UNSAVED"));
+
+        // With nothing unsaved a candidate is sent without a question, and it is no file's text.
+        dice::MainWindow sender(&state, &language);
+        QVERIFY(sender.openKernelFile(path));
+        QVERIFY(sender.sendToProfile(QStringLiteral("// a generated candidate\n")));
+        QCOMPARE(sender.profileArea()->editor()->text(),
+                 QStringLiteral("// a generated candidate\n"));
+        QVERIFY(sender.profileArea()->filePath().isEmpty());
 
         // A task's hand-written solution opens in the editor.
         dice::MainWindow again(&state, &language);

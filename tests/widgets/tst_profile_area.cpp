@@ -16,6 +16,7 @@
 
 #include <qcustomplot.h>
 
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -73,6 +74,35 @@ private Q_SLOTS:
         area.editor()->getCursorPosition(&line, &index);
         QCOMPARE(line, 4);
         QCOMPARE(index, 15);
+    }
+
+    void compilerOptionsLineReachesTheCompileAndRefusesPaths() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        dice::WorkbenchState state;
+        dice::ProfileArea area(&state);
+        area.show();
+        auto* options = area.findChild<QLineEdit*>(QStringLiteral("CompilerOptions"));
+        QVERIFY(options);
+        QSignalSpy compiled(&area, &dice::ProfileArea::compiled);
+        area.setSource("extern \"C\" __global__ void k(float* y) { y[threadIdx.x] = TILE; }\n");
+        area.compileNow();
+        QTRY_VERIFY_WITH_TIMEOUT(compiled.count() >= 1, 60000);
+        QVERIFY(!area.lastResult().ok);
+
+        // A path for the compiler is refused with its reason, and nothing is compiled.
+        compiled.clear();
+        options->setText(QStringLiteral("-DTILE=4 -I/etc"));
+        Q_EMIT options->editingFinished();
+        QVERIFY(area.statusText().contains(QStringLiteral("-I/etc")));
+        QTest::qWait(200);
+        QCOMPARE(compiled.count(), 0);
+
+        // The macro it needs: the same kernel compiles, when the line is done with.
+        options->setText(QStringLiteral("-DTILE=4 --use_fast_math"));
+        Q_EMIT options->editingFinished();
+        QTRY_VERIFY_WITH_TIMEOUT(compiled.count() >= 1, 60000);
+        QVERIFY2(area.lastResult().ok, area.lastResult().log.c_str());
     }
 
     void hostPartMistakesAreMarkedBeforeEvaluation() {

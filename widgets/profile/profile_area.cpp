@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/profile/profile_area.h"
 
+#include "core/common/error.h"
 #include "core/common/file_limits.h"
 #include "core/common/file_util.h"
+#include "core/cuda/compiler_options.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/occupancy.h"
 #include "core/eval/candidate.h"
@@ -24,6 +26,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -68,6 +71,11 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     for (const std::string& arch : knownArchitectures())
         m_arch->addItem(QString::fromStdString(arch));
     m_arch->setCurrentText(QString::fromStdString(NvrtcCompiler::defaultArchitecture()));
+    m_compilerOptionsLabel = new QLabel(this);
+    m_compilerOptions = new QLineEdit(this);
+    m_compilerOptions->setObjectName(QStringLiteral("CompilerOptions"));
+    m_compilerOptions->setClearButtonEnabled(true);
+    m_compilerOptions->setMinimumWidth(160);
     m_autoCompile = new QCheckBox(this);
     m_autoCompile->setChecked(true);
     m_compile = new QPushButton(this);
@@ -79,6 +87,8 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     auto* toolbar = new QHBoxLayout;
     toolbar->addWidget(m_archLabel);
     toolbar->addWidget(m_arch);
+    toolbar->addWidget(m_compilerOptionsLabel);
+    toolbar->addWidget(m_compilerOptions, 1);
     toolbar->addWidget(m_autoCompile);
     toolbar->addWidget(m_compile);
     toolbar->addWidget(m_evaluate);
@@ -195,6 +205,10 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     connect(m_compile, &QPushButton::clicked, this, &ProfileArea::compileNow);
     connect(m_evaluate, &QPushButton::clicked, this, &ProfileArea::evaluateNow);
     connect(m_arch, &QComboBox::currentTextChanged, this, [this] { compileNow(); });
+    connect(m_compilerOptions, &QLineEdit::editingFinished, this, [this] {
+        if (m_compilerOptions->text() != m_compiledOptions)
+            compileNow();
+    });
     connect(m_state, &WorkbenchState::systemInfoChanged, this, &ProfileArea::retranslate);
     connect(m_state, &WorkbenchState::currentTaskChanged, this, [this] {
         if (const Task* task = m_state->currentTask())
@@ -220,6 +234,12 @@ void ProfileArea::changeEvent(QEvent* event) {
 
 void ProfileArea::retranslate() {
     m_archLabel->setText(tr("Target:"));
+    m_compilerOptionsLabel->setText(tr("Options:"));
+    m_compilerOptions->setPlaceholderText(tr("e.g. --use_fast_math -maxrregcount=64 -DTILE=32"));
+    m_compilerOptions->setToolTip(
+        tr("More NVRTC options for this compile and for Evaluate. Allowed: %1. Headers come from "
+           "the CUDA toolkit only.")
+            .arg(QString::fromStdString(allowedCompilerOptions())));
     m_autoCompile->setText(tr("Compile after edits"));
     m_compile->setText(tr("Compile"));
     m_evaluate->setText(tr("Evaluate"));
@@ -301,11 +321,27 @@ QString ProfileArea::compiledFileName() const {
                                                : QStringLiteral("kernel.cu");
 }
 
+bool ProfileArea::compilerOptionsValid() {
+    try {
+        parseCompilerOptions(m_compilerOptions->text().toStdString());
+    } catch (const Error& e) {
+        m_compilerOptions->setStyleSheet(QStringLiteral("QLineEdit { color: #c00000; }"));
+        m_status->setText(QString::fromUtf8(e.what()));
+        return false;
+    }
+    m_compilerOptions->setStyleSheet(QString());
+    return true;
+}
+
 void ProfileArea::compileNow() {
     m_debounce->stop();
+    if (!compilerOptionsValid())
+        return;
     CompileOptions options;
     options.architecture = m_arch->currentText().toStdString();
     options.lineInfo = true;
+    m_compiledOptions = m_compilerOptions->text();
+    applyCompilerOptions(options, m_compiledOptions.toStdString());
     const QString text = m_editor->text();
     m_compiledName = compiledFileName();
     m_status->setText(tr("Compiling for %1…").arg(m_arch->currentText()));
@@ -488,8 +524,11 @@ void ProfileArea::evaluateNow() {
     const Task* task = m_state->currentTask();
     if (!task || !isNativeCandidate(m_editor->text()))
         return;
+    if (!compilerOptionsValid())
+        return;
     EvalOptions options;
     options.architecture = m_arch->currentText().toStdString();
+    options.compilerOptions = m_compilerOptions->text().toStdString();
     m_evaluate->setEnabled(false);
     m_status->setText(tr("Evaluating against %1…").arg(QString::fromStdString(task->name)));
     EvaluationJob* job = m_state->evaluationService()->evaluate(*task, m_editor->text(), options);

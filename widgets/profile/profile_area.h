@@ -12,6 +12,7 @@ class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QLineEdit;
 class QModelIndex;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -89,6 +90,8 @@ protected:
 
 private:
     void retranslate();
+    // Whether the options line passes the allow-list; if not, says why in the status line.
+    bool compilerOptionsValid();
     void showResult(const CompileResult& result);
     void jumpToDiagnostic(const QModelIndex& index);
     void updateEvaluateButton();
@@ -103,6 +106,7 @@ private:
     CodeEditor* m_editor;
     FindBar* m_findBar;
     QComboBox* m_arch;
+    QLineEdit* m_compilerOptions;
     QCheckBox* m_autoCompile;
     QPushButton* m_compile;
     QPushButton* m_evaluate;
@@ -121,6 +125,7 @@ private:
     RunHistory* m_history;
     QTimer* m_debounce;
     QLabel* m_archLabel;
+    QLabel* m_compilerOptionsLabel;
     CompileResult m_last;
     PtxLineMap m_ptxMap;
     std::vector<int> m_highlighted;
@@ -130,6 +135,7 @@ private:
     int m_sassMarker = -1;
     int m_sourceMarker = -1;
     QString m_compiledName;
+    QString m_compiledOptions; // the options line of the last compile
     bool m_haveResult = false;
 };
 

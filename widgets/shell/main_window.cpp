@@ -65,28 +65,22 @@ MainWindow::MainWindow(WorkbenchState* state, Language* language, QWidget* paren
     // permanent widget covers the place where showMessage() writes).
     statusBar()->addPermanentWidget(m_status);
 
-    connect(m_generate, &GenerateArea::sendToProfile, this, [this](const QString& code) {
-        m_state->setCandidate(code);
-        showArea(Area::Profile);
-    });
+    connect(m_generate, &GenerateArea::sendToProfile, this, &MainWindow::sendToProfile);
     connect(m_generate, &GenerateArea::sendToInfill, this, [this](const QString& code) {
         m_infill->setSkeleton(code);
         showArea(Area::Infill);
     });
-    connect(m_infill, &InfillArea::sendToProfile, this, [this](const QString& code) {
-        m_state->setCandidate(code);
-        showArea(Area::Profile);
-    });
+    connect(m_infill, &InfillArea::sendToProfile, this, &MainWindow::sendToProfile);
     connect(m_finetune, &FinetuneArea::sendToProfile, this,
             [this](const QString& task, const QString& code) {
+                if (!sendToProfile(code))
+                    return;
                 // The rollout's task, so that Profile judges the code against what it was for.
                 if (m_state->suite().find(task.toStdString()))
                     m_state->setCurrentTask(task);
                 else
                     statusBar()->showMessage(
                         tr("%1 is not a task of this suite; the current task is kept.").arg(task));
-                m_state->setCandidate(code);
-                showArea(Area::Profile);
             });
     connect(m_finetune, &FinetuneArea::sendToInfill, this, [this](const QString& code) {
         m_infill->setSkeleton(code);
@@ -275,6 +269,17 @@ bool MainWindow::settleUnsavedEdits() {
     if (answer == QMessageBox::Save)
         return saveKernel(false);
     return answer == QMessageBox::Discard;
+}
+
+bool MainWindow::sendToProfile(const QString& code) {
+    if (!settleUnsavedEdits()) {
+        statusBar()->showMessage(
+            tr("The Profile editor's edits were kept; the candidate was not sent."), 5000);
+        return false;
+    }
+    m_state->setCandidate(code);
+    showArea(Area::Profile);
+    return true;
 }
 
 void MainWindow::openTaskFolder() {

@@ -55,9 +55,12 @@ public:
     bool saveKernel(bool chooseFile);
     // The current task's hand-written solution in the Profile editor.
     bool openTaskSolution();
-    // Before the window closes: Save, Discard or Cancel when the Profile editor holds edits not
-    // saved. True when closing may go on.
+    // Before the window closes or the editor's text is replaced: Save, Discard or Cancel when the
+    // Profile editor holds edits not saved. True when it may go on.
     bool settleUnsavedEdits();
+    // A candidate from Generate, Infill or a rollout into the Profile editor (Profile shown),
+    // once unsaved edits there are settled. False when the user kept them.
+    bool sendToProfile(const QString& code);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
