@@ -23,7 +23,8 @@ LAYERS = {
         "train", "bench", "selftest",
     ],
     "widgets": [
-        "state", "editor", "tasks", "model", "generate", "infill", "profile", "finetune", "shell",
+        "state", "editor", "plots", "tasks", "model", "generate", "infill", "profile", "finetune",
+        "shell",
     ],
 }
 # Folders that hold no room: the precompiled header.

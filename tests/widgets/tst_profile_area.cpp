@@ -5,6 +5,7 @@
 #include "core/store/run_store.h"
 #include "core/tasks/task.h"
 #include "widgets/editor/code_editor.h"
+#include "widgets/editor/ptx_lexer.h"
 #include "widgets/profile/evaluation_view.h"
 #include "widgets/profile/profile_area.h"
 #include "widgets/profile/run_history.h"
@@ -74,6 +75,43 @@ private Q_SLOTS:
         area.editor()->getCursorPosition(&line, &index);
         QCOMPARE(line, 4);
         QCOMPARE(index, 15);
+    }
+
+    void ptxIsColouredByToken() {
+        using L = dice::PtxLexer;
+        // Each line, then the style every byte of it gets, one letter per byte: d default,
+        // c comment, D directive, I instruction, R register, G guard, L label, N number.
+        const std::vector<std::pair<std::string, std::string>> lines = {
+            {".visible .entry k(", "DDDDDDDDdDDDDDDddd"},
+            {"\tld.global.nc.f32 %f1, [%rd4+-8];", "dIIIIIIIIIIIIIIIIdRRRdddRRRRdNNdd"},
+            {"@!%p1 bra $L__BB0_2; // done", "GGGGGdIIIdLLLLLLLLLddccccccc"},
+            {"$L__BB0_2: mov.b32 %r2, 0f3F800000;", "LLLLLLLLLLdIIIIIIIdRRRddNNNNNNNNNNd"},
+            {"\t.loc 1 7 3", "dDDDDdNdNdN"},
+        };
+        const std::string letters = "dcDIRGLN";
+        for (const auto& [line, expected] : lines) {
+            QCOMPARE(line.size(), expected.size());
+            const QByteArray styles = dice::ptxStyles(QByteArray::fromStdString(line));
+            std::string got;
+            for (const char style : styles)
+                got += letters.at(static_cast<std::size_t>(style));
+            QCOMPARE(QString::fromStdString(got), QString::fromStdString(expected));
+        }
+        QCOMPARE(int(L::Default), 0);
+        // The PTX view uses it.
+        dice::WorkbenchState state;
+        dice::ProfileArea area(&state);
+        auto* ptx = area.findChild<dice::CodeEditor*>(QStringLiteral("PtxView"));
+        QVERIFY(ptx);
+        QVERIFY(dynamic_cast<dice::PtxLexer*>(ptx->lexer()));
+        // The occupancy plot's legend sits in a row above the axes, where it covers no curve.
+        auto* occupancy = area.findChild<QCustomPlot*>(QStringLiteral("OccupancyPlot"));
+        QVERIFY(occupancy);
+        QCOMPARE(occupancy->axisRect()->insetLayout()->elementCount(), 0);
+        QCOMPARE(occupancy->plotLayout()->element(0, 0),
+                 static_cast<QCPLayoutElement*>(occupancy->legend));
+        QCOMPARE(occupancy->plotLayout()->element(1, 0),
+                 static_cast<QCPLayoutElement*>(occupancy->axisRect()));
     }
 
     void compilerOptionsLineReachesTheCompileAndRefusesPaths() {

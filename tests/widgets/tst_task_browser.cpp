@@ -9,6 +9,7 @@
 #include <QAbstractItemModelTester>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTreeView>
@@ -113,6 +114,26 @@ private Q_SLOTS:
         QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(first).center());
         QVERIFY(state.currentTask());
         QCOMPARE(state.currentTask()->level, 2);
+    }
+
+    void aNarrowDockShowsEveryTitleElidedWithoutScrolling() {
+        dice::WorkbenchState state;
+        dice::TaskBrowser browser(&state);
+        state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
+        browser.resize(260, 600);
+        browser.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&browser));
+        QTreeView* view = browser.view();
+        // The level labels span the row, so the name column is as wide as the names alone.
+        for (int level = 0; level < view->model()->rowCount(); ++level)
+            QVERIFY(view->isFirstColumnSpanned(level, QModelIndex()));
+        const QString label = view->model()->index(0, 0).data().toString();
+        QVERIFY(view->columnWidth(0) < view->fontMetrics().horizontalAdvance(label));
+        // Titles take the rest: nothing scrolls sideways, and a title cut short keeps its tooltip.
+        QTRY_COMPARE(view->horizontalScrollBar()->maximum(), 0);
+        QVERIFY(view->columnWidth(1) > 0);
+        const QModelIndex first = view->model()->index(0, 1, view->model()->index(0, 0));
+        QCOMPARE(first.data(Qt::ToolTipRole).toString(), first.data().toString());
     }
 
     // The suite dialog prints what dice eval --suite printed for the built-in solutions before

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/editor/code_editor.h"
 
+#include "widgets/editor/ptx_lexer.h"
+
 #include <Qsci/qscilexercpp.h>
 #include <Qsci/qscilexerpython.h>
 
@@ -78,6 +80,8 @@ void CodeEditor::setLanguage(Language language) {
         lexer = new QsciLexerPython(this);
         break;
     case Language::Ptx:
+        lexer = new PtxLexer(this);
+        break;
     case Language::Plain:
         break;
     }

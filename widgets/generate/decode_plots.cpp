@@ -2,6 +2,7 @@
 #include "widgets/generate/decode_plots.h"
 
 #include "core/diffusion/decode_trace.h"
+#include "widgets/plots/plot_legend.h"
 
 #include <qcustomplot.h>
 
@@ -65,8 +66,7 @@ void DecodePlots::setupPlot(QCustomPlot* plot) {
     cursor->setPen(QPen(QColor(0xe0, 0x40, 0x20), 1, Qt::DashLine));
     cursor->point1->setCoords(0, 0);
     cursor->point2->setCoords(0, 1);
-    plot->legend->setVisible(true);
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    placeLegendAbove(plot);
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 }
 

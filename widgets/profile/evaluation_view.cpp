@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/profile/evaluation_view.h"
 
+#include "widgets/plots/plot_legend.h"
 #include "widgets/state/verdict_text.h"
 
 #include "widgets/profile/trial_model.h"
@@ -68,6 +69,8 @@ EvaluationView::EvaluationView(QWidget* parent)
     m_trials->setSortingEnabled(true);
     m_trials->verticalHeader()->hide();
     m_histogram = new QCustomPlot(this);
+    placeLegendAbove(m_histogram);
+    m_histogram->legend->setVisible(false);
     m_histogram->setMinimumHeight(160);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_figures);

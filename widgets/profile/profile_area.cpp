@@ -11,6 +11,7 @@
 #include "core/store/run_store.h"
 #include "widgets/editor/code_editor.h"
 #include "widgets/editor/find_bar.h"
+#include "widgets/plots/plot_legend.h"
 #include "widgets/profile/diagnostic_model.h"
 #include "widgets/profile/evaluation_view.h"
 #include "widgets/profile/run_history.h"
@@ -92,7 +93,6 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     toolbar->addWidget(m_autoCompile);
     toolbar->addWidget(m_compile);
     toolbar->addWidget(m_evaluate);
-    toolbar->addWidget(m_status, 1);
 
     m_diagnosticModel = new DiagnosticModel(this);
     m_sortedDiagnostics = new QSortFilterProxyModel(this);
@@ -101,8 +101,11 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     m_diagnostics = new QTreeView(this);
     m_diagnostics->setModel(m_sortedDiagnostics);
     m_diagnostics->setRootIsDecorated(false);
+    // Short columns as narrow as their contents; a long message wraps instead of being cut.
+    m_diagnostics->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_diagnostics->header()->setSectionResizeMode(DiagnosticModel::MessageColumn,
                                                   QHeaderView::Stretch);
+    m_diagnostics->setWordWrap(true);
     // In the compiler's order until a header is clicked (and again on a third click).
     m_diagnostics->header()->setSortIndicatorClearable(true);
     m_diagnostics->header()->setSortIndicator(-1, Qt::AscendingOrder);
@@ -130,7 +133,7 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     m_occupancy = new QCustomPlot(this);
     m_occupancy->setObjectName(QStringLiteral("OccupancyPlot"));
     m_occupancy->setMinimumHeight(180);
-    m_occupancy->legend->setVisible(true);
+    placeLegendAbove(m_occupancy);
     m_occupancy->yAxis->setRange(0, 105);
     m_occupancy->xAxis->setRange(0, 1056);
     m_occupancyNote = new QLabel(this);
@@ -169,6 +172,10 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(toolbar);
+    // A line of its own: a long status (a refused option, an evaluation's stage) wraps there
+    // instead of squeezing the toolbar.
+    m_status->setWordWrap(true);
+    layout->addWidget(m_status);
     layout->addWidget(splitter, 1);
 
     m_debounce = new QTimer(this);

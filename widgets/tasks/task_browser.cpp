@@ -18,6 +18,8 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace dice {
 
 namespace {
@@ -59,7 +61,7 @@ TaskBrowser::TaskBrowser(WorkbenchState* state, QWidget* parent)
         // stays current (and highlighted while it is shown) whatever it hides.
         m_filtering = true;
         m_proxy->setFilterFixedString(text);
-        m_view->expandAll();
+        layoutRows();
         const Task* task = m_state->currentTask();
         const QModelIndex shown =
             task ? m_proxy->mapFromSource(sourceIndexOf(QString::fromStdString(task->name)))
@@ -77,7 +79,12 @@ TaskBrowser::TaskBrowser(WorkbenchState* state, QWidget* parent)
     m_view->setModel(m_proxy);
     m_view->setUniformRowHeights(true);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_view->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Names as wide as they are; titles take the rest of the dock, elided with their full text in
+    // the tooltip, so that the list never scrolls sideways and no title is cut without a mark.
+    m_view->header()->setStretchLastSection(false);
+    m_view->header()->setSectionResizeMode(TaskModel::NameColumn, QHeaderView::Interactive);
+    m_view->header()->setSectionResizeMode(TaskModel::TitleColumn, QHeaderView::Stretch);
+    m_view->setTextElideMode(Qt::ElideRight);
     m_view->setColumnHidden(TaskModel::FamilyColumn, true);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &TaskBrowser::onSelectionChanged);
@@ -130,11 +137,11 @@ TaskBrowser::TaskBrowser(WorkbenchState* state, QWidget* parent)
 
     connect(m_state, &WorkbenchState::suiteChanged, this, [this] {
         m_model->setTasks(m_state->suite().tasks);
-        m_view->expandAll();
+        layoutRows();
     });
     connect(m_state, &WorkbenchState::currentTaskChanged, this, &TaskBrowser::showCurrentTask);
     m_model->setTasks(m_state->suite().tasks);
-    m_view->expandAll();
+    layoutRows();
     retranslate();
     showCurrentTask();
 }
@@ -154,8 +161,22 @@ void TaskBrowser::retranslate() {
     m_tabs->setTabText(1, tr("Reference"));
     m_tabs->setTabText(2, tr("PyTorch module"));
     m_model->setTasks(m_state->suite().tasks);
-    m_view->expandAll();
+    layoutRows();
     showCurrentTask();
+}
+
+void TaskBrowser::layoutRows() {
+    // A level's label spans the row; the name column is as wide as the names under it.
+    int widest = 0;
+    for (int row = 0; row < m_proxy->rowCount(); ++row) {
+        m_view->setFirstColumnSpanned(row, QModelIndex(), true);
+        const QModelIndex level = m_proxy->index(row, 0);
+        for (int task = 0; task < m_proxy->rowCount(level); ++task)
+            widest =
+                std::max(widest, m_view->sizeHintForIndex(m_proxy->index(task, 0, level)).width());
+    }
+    m_view->setColumnWidth(TaskModel::NameColumn, widest + m_view->indentation() + 8);
+    m_view->expandAll();
 }
 
 SuiteEvaluationDialog* TaskBrowser::suiteEvaluationDialog() {

@@ -41,6 +41,7 @@ protected:
 
 private:
     void retranslate();
+    void layoutRows();
     void showCurrentTask();
     void onSelectionChanged();
     // The task's row in the source model, invalid when there is none.
