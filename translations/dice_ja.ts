@@ -1510,6 +1510,10 @@ committed at step %4 (block %5), confidence %6</source>
         <source>More NVRTC options for this compile and for Evaluate. Allowed: %1. Headers come from the CUDA toolkit only.</source>
         <translation>このコンパイルと評価に加える NVRTC オプション。使えるもの: %1。ヘッダは CUDA ツールキットのものだけです。</translation>
     </message>
+    <message>
+        <source>Colour bands: each source line and its instructions alike</source>
+        <translation>色帯: ソースの各行とその命令を同じ色に</translation>
+    </message>
 </context>
 <context>
     <name>dice::RolloutBrowser</name>

@@ -17,6 +17,7 @@
 
 #include <qcustomplot.h>
 
+#include <QCheckBox>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -213,6 +214,53 @@ private Q_SLOTS:
     }
 
     // The PTX view follows the editor's cursor through -lineinfo, and back.
+    void colourBandsPairSourceLinesWithTheirInstructions() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        QTemporaryDir dir;
+        dice::WorkbenchState state({QString(), dir.filePath("runs.sqlite3")});
+        dice::ProfileArea area(&state);
+        area.show();
+        QSignalSpy compiled(&area, &dice::ProfileArea::compiled);
+        area.compileNow();
+        QTRY_VERIFY_WITH_TIMEOUT(compiled.count() >= 1, 60000);
+        QVERIFY(area.lastResult().ok);
+        auto* bands = area.findChild<QCheckBox*>(QStringLiteral("ColourBands"));
+        auto* ptx = area.findChild<dice::CodeEditor*>(QStringLiteral("PtxView"));
+        QVERIFY(bands && ptx);
+        // Band markers are numbers 10 to 15.
+        const auto bandOf = [](unsigned mask) {
+            for (int m = 10; m < 16; ++m)
+                if (mask & (1u << m))
+                    return m;
+            return -1;
+        };
+        QCOMPARE(bandOf(area.editor()->markersAtLine(6)), -1);
+        bands->setChecked(true);
+        // Line 7 (out[i] = alpha * x[i] + y[i]) and every PTX line made from it share one band.
+        const int band = bandOf(area.editor()->markersAtLine(6));
+        QVERIFY(band >= 0);
+        QCOMPARE(bandOf(area.editor()->markersAtLine(0)), -1); // a comment makes no code
+        const auto made = area.ptxMap().ptxLines(7);
+        QVERIFY(!made.empty());
+        for (int line : made)
+            QCOMPARE(bandOf(ptx->markersAtLine(line)), band);
+        int banded = 0;
+        for (int line = 0; line < ptx->lines(); ++line) {
+            if (bandOf(ptx->markersAtLine(line)) != band)
+                continue;
+            QCOMPARE(area.ptxMap().sourceLine(line), 7);
+            ++banded;
+        }
+        QCOMPARE(banded, static_cast<int>(made.size()));
+        // An edit moves lines: the bands go until the next compile.
+        area.editor()->insertAt(QStringLiteral("// moved\n"), 0, 0);
+        QCOMPARE(bandOf(area.editor()->markersAtLine(7)), -1);
+        bands->setChecked(false);
+        for (int line = 0; line < ptx->lines(); ++line)
+            QCOMPARE(bandOf(ptx->markersAtLine(line)), -1);
+    }
+
     void ptxFollowsTheCursor() {
         if (!dice::NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");

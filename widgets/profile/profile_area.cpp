@@ -37,9 +37,24 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include <map>
+
 namespace dice {
 
 namespace {
+
+// Compiler Explorer's habit: a source line and the instructions made from it share a light
+// colour, so a glance pairs them. Six colours, in turn, light enough for text on top.
+constexpr int kBandCount = 6;
+constexpr int kFirstBandMarker = 10;
+constexpr int kHighlightMarker = 20;
+
+QColor bandColour(int band) {
+    static const QColor colours[kBandCount] = {QColor(0xdd, 0xee, 0xff), QColor(0xe2, 0xf5, 0xdc),
+                                               QColor(0xfb, 0xe3, 0xe8), QColor(0xee, 0xe4, 0xfa),
+                                               QColor(0xfd, 0xf0, 0xd8), QColor(0xd9, 0xf3, 0xf1)};
+    return colours[band % kBandCount];
+}
 
 const char* const kSampleKernel =
     R"(// A kernel to compile: edit it and the diagnostics, PTX and resources follow.
@@ -64,7 +79,8 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     m_editor = new CodeEditor(this);
     m_editor->setLanguage(CodeEditor::Language::Cuda);
     m_findBar = new FindBar(m_editor, this);
-    m_sourceMarker = m_editor->markerDefine(QsciScintilla::Background, 6);
+    // Above the colour bands' markers: Scintilla paints the highest-numbered background.
+    m_sourceMarker = m_editor->markerDefine(QsciScintilla::Background, kHighlightMarker);
     m_editor->setMarkerBackgroundColor(QColor(0xff, 0xf4, 0xc0), m_sourceMarker);
 
     m_archLabel = new QLabel(this);
@@ -117,8 +133,16 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     m_ptx->setObjectName(QStringLiteral("PtxView"));
     m_ptx->setLanguage(CodeEditor::Language::Ptx);
     m_ptx->setReadOnly(true);
-    m_ptxMarker = m_ptx->markerDefine(QsciScintilla::Background, 6);
+    m_ptxMarker = m_ptx->markerDefine(QsciScintilla::Background, kHighlightMarker);
     m_ptx->setMarkerBackgroundColor(QColor(0xff, 0xf4, 0xc0), m_ptxMarker);
+    for (int band = 0; band < kBandCount; ++band)
+        for (CodeEditor* view : {m_editor, m_ptx}) {
+            view->markerDefine(QsciScintilla::Background, kFirstBandMarker + band);
+            view->setMarkerBackgroundColor(bandColour(band), kFirstBandMarker + band);
+        }
+    m_colourBands = new QCheckBox(this);
+    m_colourBands->setObjectName(QStringLiteral("ColourBands"));
+    connect(m_colourBands, &QCheckBox::toggled, this, &ProfileArea::showColourBands);
     m_sass = new CodeEditor(this);
     m_sass->setObjectName(QStringLiteral("SassView"));
     m_sass->setLanguage(CodeEditor::Language::Plain);
@@ -153,7 +177,12 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
 
     m_tabs = new QTabWidget(this);
     m_tabs->addTab(m_diagnostics, QString());
-    m_tabs->addTab(m_ptx, QString());
+    auto* ptxPage = new QWidget(this);
+    auto* ptxLayout = new QVBoxLayout(ptxPage);
+    ptxLayout->setContentsMargins(0, 0, 0, 0);
+    ptxLayout->addWidget(m_colourBands);
+    ptxLayout->addWidget(m_ptx, 1);
+    m_tabs->addTab(ptxPage, QString());
     m_tabs->addTab(m_sass, QString());
     m_tabs->addTab(resourcesPage, QString());
     m_tabs->addTab(m_evaluationView, QString());
@@ -183,6 +212,8 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     m_debounce->setInterval(500);
     connect(m_debounce, &QTimer::timeout, this, &ProfileArea::compileNow);
     connect(m_editor, &QsciScintilla::textChanged, this, [this] {
+        // Lines move with the edit: the bands come back with the next compile.
+        clearColourBands();
         m_state->setCandidate(m_editor->text());
         if (m_autoCompile->isChecked())
             m_debounce->start();
@@ -241,6 +272,7 @@ void ProfileArea::changeEvent(QEvent* event) {
 
 void ProfileArea::retranslate() {
     m_archLabel->setText(tr("Target:"));
+    m_colourBands->setText(tr("Colour bands: each source line and its instructions alike"));
     m_compilerOptionsLabel->setText(tr("Options:"));
     m_compilerOptions->setPlaceholderText(tr("e.g. --use_fast_math -maxrregcount=64 -DTILE=32"));
     m_compilerOptions->setToolTip(
@@ -366,6 +398,7 @@ void ProfileArea::showResult(const CompileResult& result) {
     m_diagnosticModel->setDiagnostics(result.diagnostics);
     m_ptx->setText(QString::fromStdString(result.ptx));
     m_ptxMap = PtxLineMap::build(result.ptx, m_compiledName.toStdString());
+    showColourBands();
     int line = 0;
     int index = 0;
     m_editor->getCursorPosition(&line, &index);
@@ -407,6 +440,32 @@ void ProfileArea::showResult(const CompileResult& result) {
     }
     updateEvaluateButton();
     Q_EMIT compiled(result);
+}
+
+void ProfileArea::clearColourBands() {
+    for (int band = 0; band < kBandCount; ++band) {
+        m_editor->markerDeleteAll(kFirstBandMarker + band);
+        m_ptx->markerDeleteAll(kFirstBandMarker + band);
+    }
+}
+
+void ProfileArea::showColourBands() {
+    clearColourBands();
+    if (!m_colourBands->isChecked())
+        return;
+    // Each source line with instructions gets the next colour, in the order its instructions
+    // first appear in the PTX; its instructions get the same colour.
+    std::map<int, int> bandOf;
+    for (int line = 0; line < m_ptxMap.ptxLineCount(); ++line) {
+        const int source = m_ptxMap.sourceLine(line);
+        if (source <= 0 || source > m_editor->lines())
+            continue;
+        const auto [found, added] =
+            bandOf.emplace(source, static_cast<int>(bandOf.size()) % kBandCount);
+        if (added)
+            m_editor->markerAdd(source - 1, kFirstBandMarker + found->second);
+        m_ptx->markerAdd(line, kFirstBandMarker + found->second);
+    }
 }
 
 void ProfileArea::updateEvaluateButton() {

@@ -92,6 +92,8 @@ private:
     void retranslate();
     // Whether the options line passes the allow-list; if not, says why in the status line.
     bool compilerOptionsValid();
+    void showColourBands();
+    void clearColourBands();
     void showResult(const CompileResult& result);
     void jumpToDiagnostic(const QModelIndex& index);
     void updateEvaluateButton();
@@ -107,6 +109,7 @@ private:
     FindBar* m_findBar;
     QComboBox* m_arch;
     QLineEdit* m_compilerOptions;
+    QCheckBox* m_colourBands;
     QCheckBox* m_autoCompile;
     QPushButton* m_compile;
     QPushButton* m_evaluate;
