@@ -1511,8 +1511,12 @@ committed at step %4 (block %5), confidence %6</source>
         <translation>このコンパイルと評価に加える NVRTC オプション。使えるもの: %1。ヘッダは CUDA ツールキットのものだけです。</translation>
     </message>
     <message>
-        <source>Colour bands: each source line and its instructions alike</source>
-        <translation>色帯: ソースの各行とその命令を同じ色に</translation>
+        <source>Colour bands</source>
+        <translation>色帯</translation>
+    </message>
+    <message>
+        <source>Each source line and the instructions made from it in one colour</source>
+        <translation>ソースの各行とそこから生成された命令を同じ色で示します</translation>
     </message>
 </context>
 <context>

@@ -72,7 +72,7 @@ int Arguments::integer(const std::string& name, int fallback) const {
     char* end = nullptr;
     const long v = std::strtol(found->second.c_str(), &end, 10);
     if (end == found->second.c_str() || *end != '\0')
-        throw Error("--" + name + " needs an integer, not \"" + found->second + "\"");
+        throw UsageError("--" + name + " needs an integer, not \"" + found->second + "\"");
     return static_cast<int>(v);
 }
 
@@ -83,7 +83,7 @@ double Arguments::number(const std::string& name, double fallback) const {
     char* end = nullptr;
     const double v = std::strtod(found->second.c_str(), &end);
     if (end == found->second.c_str() || *end != '\0')
-        throw Error("--" + name + " needs a number, not \"" + found->second + "\"");
+        throw UsageError("--" + name + " needs a number, not \"" + found->second + "\"");
     return v;
 }
 
@@ -95,7 +95,7 @@ std::vector<int> gpuIndexList(const std::string& list) {
         char* end = nullptr;
         const long v = std::strtol(item.c_str(), &end, 10);
         if (item.empty() || *end != '\0' || v < 0 || v > 1024)
-            throw Error("--devices takes GPU indices such as 0,0,1, not '" + list + "'");
+            throw UsageError("--devices takes GPU indices such as 0,0,1, not '" + list + "'");
         devices.push_back(static_cast<int>(v));
     }
     return devices;

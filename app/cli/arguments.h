@@ -1,11 +1,21 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include "core/common/error.h"
+
 #include <map>
 #include <string>
 #include <vector>
 
 namespace dice::cli {
+
+// A command line that asks for something malformed (an option's value that does not parse, one
+// that is out of range, options that exclude each other): the command exits with status 2, as
+// for an unknown option, not 1, which says the work was done and did not succeed.
+class UsageError : public Error {
+public:
+    using Error::Error;
+};
 
 // Command-line arguments of one subcommand: --name value, --name=value, --flag, positionals.
 // Every option a command reads must be declared, so that a mistyped option is an error, not a
@@ -34,7 +44,7 @@ private:
 };
 
 // GPU indices written as a comma-separated list ("0,0,1": two workers on GPU 0 and one on GPU
-// 1). Throws Error quoting the list when an item is not an index.
+// 1). Throws UsageError quoting the list when an item is not an index.
 std::vector<int> gpuIndexList(const std::string& list);
 
 // Whether standard error is a terminal: progress redrawn in place with \r is written only there,

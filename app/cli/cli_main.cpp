@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // dice: the workbench's command-line interface.
+#include "app/cli/arguments.h"
 #include "app/cli/commands.h"
 #include "app/cli/crash_report.h"
 #include "core/common/error.h"
@@ -72,6 +73,9 @@ int main(int argc, char** argv) {
         in.args.assign(all.begin() + 2, all.end());
         try {
             return c.run(in);
+        } catch (const dice::cli::UsageError& e) {
+            std::cerr << "dice " << c.name << ": " << e.what() << "\n";
+            return 2;
         } catch (const dice::Error& e) {
             std::cerr << "dice " << c.name << ": " << e.what() << "\n";
             return 1;

@@ -64,7 +64,7 @@ int runModelBench(const Invocation& in, const std::vector<std::string>& rest) {
     } else if (device == "cpu") {
         options.device = ModelDevice::Cpu;
     } else {
-        throw Error("--device must be cuda or cpu, not \"" + device + "\"");
+        throw UsageError("--device must be cuda or cpu, not \"" + device + "\"");
     }
     const bool cpu = options.device == ModelDevice::Cpu;
     options.shapes = splitList(args.value("shapes", cpu ? "20m" : "1.7b,4b,8b"));
@@ -73,14 +73,14 @@ int runModelBench(const Invocation& in, const std::vector<std::string>& rest) {
     const std::string dtype = args.value("dtype", cpu ? "fp32" : "bf16");
     const auto parsed = parseModelDType(dtype);
     if (!parsed)
-        throw Error("--dtype must be bf16, fp16 or fp32, not \"" + dtype + "\"");
+        throw UsageError("--dtype must be bf16, fp16 or fp32, not \"" + dtype + "\"");
     options.dtype = *parsed;
     options.batches.clear();
     for (const auto& b : splitList(args.value("batch", "1,16"))) {
         char* end = nullptr;
         const long v = std::strtol(b.c_str(), &end, 10);
         if (*end != '\0' || v <= 0 || v > 4096)
-            throw Error("--batch needs positive integers, not \"" + b + "\"");
+            throw UsageError("--batch needs positive integers, not \"" + b + "\"");
         options.batches.push_back(v);
     }
     options.passIterations = args.integer("iterations", cpu ? 20 : 50);
@@ -89,7 +89,7 @@ int runModelBench(const Invocation& in, const std::vector<std::string>& rest) {
     options.bandwidth = args.number("bandwidth", 4.8e12);
     if (options.passIterations <= 0 || options.generateTokens <= 0 || options.cached <= 0 ||
         !(options.bandwidth > 0))
-        throw Error("--iterations, --tokens, --cached and --bandwidth must be positive");
+        throw UsageError("--iterations, --tokens, --cached and --bandwidth must be positive");
     options.cudaGraphs = !args.flag("no-graphs");
     options.cpuThreads = args.integer("threads", 0);
     const char* pythonEnv = std::getenv("PYTHON");

@@ -66,13 +66,14 @@ int benchKernelBench(const Invocation& in) {
     std::istringstream levels(args.value("level", "1"));
     for (std::string level; std::getline(levels, level, ',');) {
         if (level != "1" && level != "2" && level != "3" && level != "4")
-            throw Error("--level takes 1, 2, 3 or 4 (or a list such as 1,2), not '" + level + "'");
+            throw UsageError("--level takes 1, 2, 3 or 4 (or a list such as 1,2), not '" + level +
+                             "'");
         options.levels.push_back(std::stoi(level));
     }
     options.limit = args.integer("limit", 0);
     const auto preset = presetByName(args.value("preset", "eval"));
     if (!preset)
-        throw Error("--preset must be eval or rollout");
+        throw UsageError("--preset must be eval or rollout");
     options.preset = *preset;
     options.seed = static_cast<std::uint64_t>(args.integer("seed", 0));
     const double tolerance = args.number("tolerance", 1e-2);
@@ -86,11 +87,11 @@ int benchKernelBench(const Invocation& in) {
             throw Error("--device cuda: no GPU is available to LibTorch");
         options.session.load.placement.device = ModelDevice::Cuda;
     } else if (device != "cpu") {
-        throw Error("--device must be cpu or cuda");
+        throw UsageError("--device must be cpu or cuda");
     }
     const auto dtype = parseModelDType(args.value("dtype", device == "cuda" ? "bf16" : "fp32"));
     if (!dtype)
-        throw Error("--dtype must be bf16, fp16 or fp32");
+        throw UsageError("--dtype must be bf16, fp16 or fp32");
     options.session.load.placement.dtype = *dtype;
     options.session.cpuThreads = args.integer("threads", 0);
     std::signal(SIGINT, onSignal);

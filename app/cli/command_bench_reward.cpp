@@ -63,7 +63,7 @@ void printVerdictsByKind(const nlohmann::json& byKind) {
 
 int benchRewardKernelBench(const Invocation& in, const Arguments& args) {
     if (!args.has("problems"))
-        throw Error("--kernelbench needs --problems DIR (the problem files of the solutions)");
+        throw UsageError("--kernelbench needs --problems DIR (the problem files of the solutions)");
     KernelBenchRewardBenchOptions options;
     options.solutions = args.value("kernelbench");
     options.problems = args.value("problems");
@@ -73,7 +73,7 @@ int benchRewardKernelBench(const Invocation& in, const Arguments& args) {
     options.sequentialBuilds = args.integer("sequential-builds", 1);
     if (options.candidates < 1 || options.candidates > 4096 || options.buildThreads < 1 ||
         options.buildThreads > 256 || options.sequentialBuilds < 0)
-        throw Error("--candidates must be from 1 to 4096, --build-threads from 1 to 256");
+        throw UsageError("--candidates must be from 1 to 4096, --build-threads from 1 to 256");
     options.service.evaluator.devices = {args.integer("device", 0)};
     options.service.reward.mode = parseJudgeMode(args.value("mode", "correctness"));
 
@@ -118,9 +118,9 @@ int benchReward(const Invocation& in) {
     const int workers = args.integer("workers", 4);
     const int device = args.integer("device", 0);
     if (options.candidates < 10 || options.candidates > 65536)
-        throw Error("--candidates must be from 10 to 65536");
+        throw UsageError("--candidates must be from 10 to 65536");
     if (workers < 1 || workers > 64 || device < 0)
-        throw Error("--workers must be from 1 to 64 and --device a GPU index");
+        throw UsageError("--workers must be from 1 to 64 and --device a GPU index");
     options.service.evaluator.devices.assign(static_cast<std::size_t>(workers), device);
     options.service.evaluator.idleTimeoutMs = args.integer("idle-timeout", 2) * 1000;
     options.service.evaluator.compileTimeoutMs = 30000;

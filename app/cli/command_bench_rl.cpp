@@ -67,7 +67,7 @@ int benchRl(const Invocation& in) {
                                                         ? "LibTorch sees no GPU"
                                                         : "this LibTorch has no CUDA"));
     if (device != "cuda" && device != "cpu")
-        throw Error("--device must be cuda or cpu, not \"" + device + "\"");
+        throw UsageError("--device must be cuda or cpu, not \"" + device + "\"");
     o.device = device == "cuda" ? ModelDevice::Cuda : ModelDevice::Cpu;
     o.shape = args.value("shape", o.device == ModelDevice::Cuda ? "1.7b" : "20m");
     o.tasks = args.integer("tasks", o.tasks);
@@ -84,7 +84,7 @@ int benchRl(const Invocation& in) {
     o.seed = static_cast<std::uint64_t>(args.integer("seed", 1));
     o.reward = !args.flag("no-reward") && o.device == ModelDevice::Cuda;
     if (o.rewardWorkers < 1 || o.rewardWorkers > 64 || !(o.peakTflops > 0))
-        throw Error("--workers must be from 1 to 64 and --peak-tflops positive");
+        throw UsageError("--workers must be from 1 to 64 and --peak-tflops positive");
 
     nlohmann::json report = resultFileHeader("bench-rl", in.argv);
     report["results"] =

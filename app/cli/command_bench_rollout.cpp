@@ -56,7 +56,7 @@ void parseRange(const Arguments& args, const std::string& name, std::int64_t& le
         if (used != text.size() - colon - 1)
             throw std::invalid_argument(text);
     } catch (const std::exception&) {
-        throw Error("--" + name + " must be LEAST:MOST, not \"" + text + "\"");
+        throw UsageError("--" + name + " must be LEAST:MOST, not \"" + text + "\"");
     }
 }
 
@@ -83,14 +83,14 @@ int benchRollout(const Invocation& in) {
                                                         ? "LibTorch sees no GPU"
                                                         : "this LibTorch has no CUDA"));
     if (device != "cuda" && device != "cpu")
-        throw Error("--device must be cuda or cpu, not \"" + device + "\"");
+        throw UsageError("--device must be cuda or cpu, not \"" + device + "\"");
     o.device = device == "cuda" ? ModelDevice::Cuda : ModelDevice::Cpu;
     o.shape = args.value("shape", o.device == ModelDevice::Cuda ? "4b" : "20m");
     const std::string dtype =
         args.value("dtype", o.device == ModelDevice::Cuda ? "bfloat16" : "float32");
     const auto parsed = parseModelDType(dtype);
     if (!parsed)
-        throw Error("--dtype must be bfloat16, float16 or float32, not \"" + dtype + "\"");
+        throw UsageError("--dtype must be bfloat16, float16 or float32, not \"" + dtype + "\"");
     o.dtype = *parsed;
     o.rollouts = args.integer("rollouts", o.rollouts);
     o.batch = args.integer("batch", o.batch);
@@ -99,7 +99,7 @@ int benchRollout(const Invocation& in) {
     if (args.has("only")) {
         const std::string only = args.value("only");
         if (only != "fixed" && only != "continuous")
-            throw Error("--only must be fixed or continuous, not \"" + only + "\"");
+            throw UsageError("--only must be fixed or continuous, not \"" + only + "\"");
         o.fixed = only == "fixed";
         o.continuous = only == "continuous";
     }

@@ -54,8 +54,8 @@ const char* const kUsage =
     "  --no-store            keep nothing (the default store is\n"
     "                        $XDG_DATA_HOME/dice-workbench/runs.sqlite3)\n"
     "  --tag TAG             tag the stored run\n\n"
-    "Exit status: 0 when every candidate is correct (or could not run for lack of a GPU),\n"
-    "1 otherwise, 2 for a usage error.\n";
+    "Exit status: 0 when every candidate is correct (with --compile-only: compiles and passes\n"
+    "the dry run), 1 when one is not or could not run here (no GPU), 2 for a usage error.\n";
 
 void printResult(const EvaluationResult& r, std::ostream& out) {
     out << r.task << " (level " << r.level << ", preset " << r.preset << ")";
@@ -107,8 +107,10 @@ void printResult(const EvaluationResult& r, std::ostream& out) {
         << " s\n";
 }
 
-bool acceptable(const EvaluationResult& r, bool strict) {
-    return r.verdict == Verdict::NotRun || r.countsAsCorrect(strict);
+// Exit status 0 means judged and correct; a candidate that could not run here (no GPU) was not
+// judged, except under --compile-only, where compiling and the dry run are all that was asked.
+bool acceptable(const EvaluationResult& r, bool strict, bool compileOnly) {
+    return (compileOnly && r.verdict == Verdict::NotRun) || r.countsAsCorrect(strict);
 }
 
 } // namespace
@@ -151,7 +153,11 @@ int commandEval(const Invocation& in) {
         options.tolerance = args.number("tolerance", 1e-4);
     options.compilerOptions = args.value("compiler-options");
     // Validates the numbers (and the compiler options) the same way the worker will.
-    options = evalOptionsFromJson(toJson(options));
+    try {
+        options = evalOptionsFromJson(toJson(options));
+    } catch (const Error& e) {
+        throw UsageError(e.what());
+    }
 
     EvaluatorOptions evaluatorOptions;
     evaluatorOptions.idleTimeoutMs = args.integer("idle-timeout", 60) * 1000;
@@ -211,7 +217,7 @@ int commandEval(const Invocation& in) {
             if (id > 0)
                 std::cout << "stored as run " << id << " in " << store->path() << "\n";
         }
-        return acceptable(r, options.strict) ? 0 : 1;
+        return acceptable(r, options.strict, args.flag("compile-only")) ? 0 : 1;
     }
 
     const std::string suiteDir = args.value("suite");
@@ -225,7 +231,7 @@ int commandEval(const Invocation& in) {
     suiteOptions.eval = options;
     suiteOptions.repeats = args.integer("repeat", 1);
     if (suiteOptions.repeats < 1 || suiteOptions.repeats > 1000)
-        throw Error("--repeat must be between 1 and 1000");
+        throw UsageError("--repeat must be between 1 and 1000");
     const SuiteEvaluation evaluation = evaluateSuite(
         evaluator, suite, suiteOptions, [&](const EvaluationResult& r, std::size_t, std::size_t) {
             if (!json)
@@ -241,7 +247,7 @@ int commandEval(const Invocation& in) {
             entry["run_id"] = id;
         entry["round"] = run.round;
         list.push_back(entry);
-        allGood = allGood && acceptable(run.result, options.strict);
+        allGood = allGood && acceptable(run.result, options.strict, false);
     }
     if (json)
         std::cout << nlohmann::json{{"results", list},

@@ -76,9 +76,9 @@ int evalBatch(const Invocation& in) {
     options.batch.compileThreads = args.integer("compile-threads", 4);
     options.batch.chunk = static_cast<std::size_t>(std::max(1, args.integer("chunk", 64)));
     if (options.batch.compileThreads < 1 || options.batch.compileThreads > 64)
-        throw Error("--compile-threads must be from 1 to 64");
+        throw UsageError("--compile-threads must be from 1 to 64");
     if (options.evaluator.idleTimeoutMs < 1000)
-        throw Error("--idle-timeout must be at least 1 second");
+        throw UsageError("--idle-timeout must be at least 1 second");
 
     std::vector<RewardItem> items;
     try {

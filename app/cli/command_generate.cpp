@@ -67,14 +67,14 @@ int commandGenerate(const Invocation& in) {
             throw Error("--device cuda: no GPU is available to LibTorch");
         load.placement.device = ModelDevice::Cuda;
     } else if (device != "cpu") {
-        throw Error("--device must be cpu or cuda, not \"" + device + "\"");
+        throw UsageError("--device must be cpu or cuda, not \"" + device + "\"");
     } else {
         setCpuThreads(args.integer("threads", 0));
     }
     const std::string dtype = args.value("dtype", device == "cuda" ? "bf16" : "fp32");
     const auto parsedDtype = parseModelDType(dtype);
     if (!parsedDtype)
-        throw Error("--dtype must be bf16, fp16 or fp32, not \"" + dtype + "\"");
+        throw UsageError("--dtype must be bf16, fp16 or fp32, not \"" + dtype + "\"");
     load.placement.dtype = *parsedDtype;
 
     const bool terminal = progressShown();
@@ -100,8 +100,8 @@ int commandGenerate(const Invocation& in) {
     const std::string strategy = args.value("strategy", "dynamic");
     const auto parsedStrategy = parseRemaskStrategy(strategy);
     if (!parsedStrategy)
-        throw Error("--strategy must be static, dynamic, sequential or entropy, not \"" + strategy +
-                    "\"");
+        throw UsageError("--strategy must be static, dynamic, sequential or entropy, not \"" +
+                         strategy + "\"");
     options.strategy = *parsedStrategy;
     options.threshold = args.number("threshold", 0.9);
     options.ebThreshold = args.number("eb-threshold", 0.35);

@@ -236,7 +236,7 @@ int evaluate(const std::vector<std::string>& rest) {
     if (args.has("tolerance")) {
         options.atol = options.rtol = args.number("tolerance", options.atol);
         if (!(options.atol >= 0) || !std::isfinite(options.atol))
-            throw Error("--tolerance must be a non-negative number");
+            throw UsageError("--tolerance must be a non-negative number");
     }
     options.correctnessTrials = args.integer("trials", options.correctnessTrials);
     options.timingTrials = args.integer("timing-trials", options.timingTrials);
@@ -248,7 +248,7 @@ int evaluate(const std::vector<std::string>& rest) {
     if (options.correctnessTrials < 1 || options.correctnessTrials > 1000 ||
         options.timingTrials < 1 || options.timingTrials > 100000 || options.warmups < 0 ||
         options.timeoutMs < 1000)
-        throw Error("--trials, --timing-trials, --warmups or --timeout is out of range");
+        throw UsageError("--trials, --timing-trials, --warmups or --timeout is out of range");
 
     kernelbench::KernelBenchJob job;
     job.referenceSource = readProblem(args.positionals()[0]);
@@ -415,9 +415,10 @@ int commandImport(const Invocation& in) {
     options.verifyBench = args.flag("verify-bench");
     options.device = args.value("device");
     if (options.fastInit && !options.dryRun && !options.verifyBench)
-        throw Error("--fast-init writes no real weights: use it with --dry-run or --verify-bench");
+        throw UsageError(
+            "--fast-init writes no real weights: use it with --dry-run or --verify-bench");
     if (options.level < 0 || options.level > 3)
-        throw Error("--level must be 1, 2 or 3");
+        throw UsageError("--level must be 1, 2 or 3");
     const std::vector<std::string> paths(args.positionals().begin() + 1, args.positionals().end());
     const bool json = args.flag("json");
     const auto report = kernelbench::importKernelBench(

@@ -117,7 +117,7 @@ int kernelBenchAgreement(const std::vector<std::string>& argv,
     }
     const int timeoutS = args.integer("timeout", 600);
     if (timeoutS < 10)
-        throw Error("--timeout must be at least 10 seconds");
+        throw UsageError("--timeout must be at least 10 seconds");
     const fs::path work =
         args.value("work", (fs::temp_directory_path() / "dice-kb-bench").string());
     fs::create_directories(work / "build");

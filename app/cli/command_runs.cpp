@@ -87,7 +87,7 @@ int commandRuns(const Invocation& in) {
         else if (sort == "task")
             query.order = RunQuery::Order::Task;
         else
-            throw Error("--sort takes newest, oldest, fastest or task, not '" + sort + "'");
+            throw UsageError("--sort takes newest, oldest, fastest or task, not '" + sort + "'");
         const auto runs = store.list(query);
         if (json) {
             nlohmann::json list = nlohmann::json::array();

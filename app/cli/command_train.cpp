@@ -133,7 +133,7 @@ int sft(const Invocation& in, const std::vector<std::string>& words) {
     options.saveDType = args.flag("fp32-save") ? ModelDType::Float32 : ModelDType::BFloat16;
     const std::string device = args.value("device", "cpu");
     if (device != "cpu" && device != "cuda")
-        throw Error("--device must be cpu or cuda");
+        throw UsageError("--device must be cpu or cuda");
     options.placement.device = device == "cuda" ? ModelDevice::Cuda : ModelDevice::Cpu;
     options.log = [](const std::string& line) { std::cout << line << std::endl; };
     std::signal(SIGINT, onSignal);

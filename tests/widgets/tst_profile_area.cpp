@@ -105,6 +105,9 @@ private Q_SLOTS:
         auto* ptx = area.findChild<dice::CodeEditor*>(QStringLiteral("PtxView"));
         QVERIFY(ptx);
         QVERIFY(dynamic_cast<dice::PtxLexer*>(ptx->lexer()));
+        // The tab panel scrolls its tabs instead of claiming their whole row's width.
+        QVERIFY2(area.tabs()->minimumSizeHint().width() < 400,
+                 qPrintable(QString::number(area.tabs()->minimumSizeHint().width())));
         // The occupancy plot's legend sits in a row above the axes, where it covers no curve.
         auto* occupancy = area.findChild<QCustomPlot*>(QStringLiteral("OccupancyPlot"));
         QVERIFY(occupancy);

@@ -124,11 +124,18 @@ private Q_SLOTS:
         browser.show();
         QVERIFY(QTest::qWaitForWindowExposed(&browser));
         QTreeView* view = browser.view();
-        // The level labels span the row, so the name column is as wide as the names alone.
-        for (int level = 0; level < view->model()->rowCount(); ++level)
+        // The level labels span the row; every task's name fits the name column whole.
+        for (int level = 0; level < view->model()->rowCount(); ++level) {
             QVERIFY(view->isFirstColumnSpanned(level, QModelIndex()));
-        const QString label = view->model()->index(0, 0).data().toString();
-        QVERIFY(view->columnWidth(0) < view->fontMetrics().horizontalAdvance(label));
+            const QModelIndex parent = view->model()->index(level, 0);
+            for (int row = 0; row < view->model()->rowCount(parent); ++row) {
+                const QModelIndex name = view->model()->index(row, 0, parent);
+                QVERIFY2(view->visualRect(name).right() + 1 >=
+                             view->visualRect(name).left() +
+                                 view->fontMetrics().horizontalAdvance(name.data().toString()),
+                         qPrintable(name.data().toString()));
+            }
+        }
         // Titles take the rest: nothing scrolls sideways, and a title cut short keeps its tooltip.
         QTRY_COMPARE(view->horizontalScrollBar()->maximum(), 0);
         QVERIFY(view->columnWidth(1) > 0);

@@ -176,6 +176,10 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     m_history->setStore(m_state->runStore(), m_state->runStoreError());
 
     m_tabs = new QTabWidget(this);
+    // Six tabs side by side would set the panel's least width; they scroll instead, so the
+    // editor keeps its share on a laptop screen.
+    m_tabs->setUsesScrollButtons(true);
+    m_tabs->setElideMode(Qt::ElideNone);
     m_tabs->addTab(m_diagnostics, QString());
     auto* ptxPage = new QWidget(this);
     auto* ptxLayout = new QVBoxLayout(ptxPage);
@@ -198,6 +202,7 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     splitter->addWidget(m_tabs);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    m_splitter = splitter;
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(toolbar);
@@ -270,9 +275,22 @@ void ProfileArea::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
 }
 
+void ProfileArea::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    // The first time it is seen, three fifths to the editor: left to their size hints, the tab
+    // row's width would take the larger share.
+    if (!m_splitterSized && m_splitter->width() > 0) {
+        m_splitterSized = true;
+        const int width = m_splitter->width();
+        m_splitter->setSizes({width * 3 / 5, width - width * 3 / 5});
+    }
+}
+
 void ProfileArea::retranslate() {
     m_archLabel->setText(tr("Target:"));
-    m_colourBands->setText(tr("Colour bands: each source line and its instructions alike"));
+    m_colourBands->setText(tr("Colour bands"));
+    m_colourBands->setToolTip(
+        tr("Each source line and the instructions made from it in one colour"));
     m_compilerOptionsLabel->setText(tr("Options:"));
     m_compilerOptions->setPlaceholderText(tr("e.g. --use_fast_math -maxrregcount=64 -DTILE=32"));
     m_compilerOptions->setToolTip(

@@ -9,6 +9,8 @@
 #include <QWidget>
 
 class QCheckBox;
+class QShowEvent;
+class QSplitter;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
@@ -87,6 +89,7 @@ Q_SIGNALS:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     void retranslate();
@@ -110,6 +113,8 @@ private:
     QComboBox* m_arch;
     QLineEdit* m_compilerOptions;
     QCheckBox* m_colourBands;
+    QSplitter* m_splitter = nullptr;
+    bool m_splitterSized = false;
     QCheckBox* m_autoCompile;
     QPushButton* m_compile;
     QPushButton* m_evaluate;

@@ -46,19 +46,24 @@ RunHistory::RunHistory(QWidget* parent)
     m_refresh = new QPushButton(this);
     m_comparison = new QTextBrowser(this);
     m_status = new QLabel(this);
+    // Two rows, so that the panel can be as narrow as the editor beside it needs.
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_task, 1);
     bar->addWidget(m_order);
     bar->addWidget(m_refresh);
-    bar->addWidget(m_pin);
-    bar->addWidget(m_open);
-    bar->addWidget(m_compare);
+    auto* actions = new QHBoxLayout;
+    actions->addWidget(m_pin);
+    actions->addWidget(m_open);
+    actions->addWidget(m_compare);
+    actions->addStretch(1);
+    m_status->setWordWrap(true);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_table);
     split->addWidget(m_comparison);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(bar);
+    layout->addLayout(actions);
     layout->addWidget(split, 1);
     layout->addWidget(m_status);
 

@@ -175,7 +175,8 @@ void TaskBrowser::layoutRows() {
             widest =
                 std::max(widest, m_view->sizeHintForIndex(m_proxy->index(task, 0, level)).width());
     }
-    m_view->setColumnWidth(TaskModel::NameColumn, widest + m_view->indentation() + 8);
+    // A task sits one level in, after the root's decoration: two indentations.
+    m_view->setColumnWidth(TaskModel::NameColumn, widest + 2 * m_view->indentation() + 8);
     m_view->expandAll();
 }
 
