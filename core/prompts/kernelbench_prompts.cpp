@@ -125,11 +125,12 @@ std::string infillMessage(const InfillSkeleton& skeleton, const PromptExamples& 
     text += examples.modelNew;
     text += "``` \n\n\nYou are given the following architecture: \n\n```\n";
     text += skeleton.pytorchCode;
-    text += "\n``` \n\n\nThe corresponding CUDA kernel prefix: \n\n```\n";
+    // Two newlines after these three fences, not three: DICE's template writes them so.
+    text += "\n``` \n\nThe corresponding CUDA kernel prefix: \n\n```\n";
     text += skeleton.prefix;
-    text += "\n``` \n\n\nThe corresponding CUDA kernel suffix: \n\n```\n";
+    text += "\n``` \n\nThe corresponding CUDA kernel suffix: \n\n```\n";
     text += skeleton.suffix;
-    text += "\n``` \n\n\n";
+    text += "\n``` \n\n";
     text += kInfillInstruction;
     return text;
 }
