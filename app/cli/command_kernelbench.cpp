@@ -73,12 +73,6 @@ std::string readProblem(const std::string& path) {
     return text;
 }
 
-std::string withoutFinalNewline(std::string text) {
-    if (!text.empty() && text.back() == '\n')
-        text.pop_back();
-    return text;
-}
-
 void printMessages(const std::vector<ChatMessage>& messages) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& m : messages)
@@ -120,10 +114,8 @@ int infillPrompt(const std::vector<std::string>& rest) {
     }
     kernelbench::InfillSkeleton skeleton;
     skeleton.pytorchCode = readProblem(args.positionals()[0]);
-    skeleton.prefix =
-        withoutFinalNewline(readTextFile(args.value("prefix"), limits::kKernelBenchSource));
-    skeleton.suffix =
-        withoutFinalNewline(readTextFile(args.value("suffix"), limits::kKernelBenchSource));
+    skeleton.prefix = readTextFile(args.value("prefix"), limits::kKernelBenchSource);
+    skeleton.suffix = readTextFile(args.value("suffix"), limits::kKernelBenchSource);
     const auto examples = kernelbench::loadPromptExamples();
     if (args.flag("messages"))
         printMessages(kernelbench::infillMessages(skeleton, examples));
@@ -155,8 +147,8 @@ int extract(const std::vector<std::string>& rest) {
         const auto splice = kernelbench::spliceInfill(
             code.found ? code.code
                        : readTextFile(args.positionals()[0], limits::kKernelBenchSource),
-            withoutFinalNewline(readTextFile(args.value("prefix"), limits::kKernelBenchSource)),
-            withoutFinalNewline(readTextFile(args.value("suffix"), limits::kKernelBenchSource)));
+            readTextFile(args.value("prefix"), limits::kKernelBenchSource),
+            readTextFile(args.value("suffix"), limits::kKernelBenchSource));
         program = splice.program;
         j["splice"] = {{"middle", splice.middle},
                        {"prefix_found", splice.prefixFound},
