@@ -394,6 +394,10 @@ committed at step %4 (block %5), confidence %6</source>
         <source>none run</source>
         <translation>未実行</translation>
     </message>
+    <message>
+        <source>Speedup of the means (KernelBench&apos;s)</source>
+        <translation>平均の比による高速化 (KernelBench の方式)</translation>
+    </message>
 </context>
 <context>
     <name>dice::FindBar</name>

@@ -96,7 +96,8 @@ void printResult(const EvaluationResult& r, std::ostream& out) {
             out << "  CUPTI, every kernel on every stream: candidate "
                 << formatFixed(r.candidateKernelTime->medianMs, 4) << " ms, reference "
                 << formatFixed(r.referenceKernelTime->medianMs, 4) << " ms\n";
-        out << "speedup: " << formatFixed(r.speedup, 3) << "x";
+        out << "speedup: " << formatFixed(r.speedup, 3) << "x (medians; "
+            << formatFixed(r.speedupOfMeans, 3) << "x of means, as KernelBench reports)";
         if (r.physicalBoundMs > 0)
             out << "   physical bound: " << formatFixed(r.physicalBoundMs, 4) << " ms";
         out << "\n";

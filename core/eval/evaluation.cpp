@@ -156,6 +156,7 @@ nlohmann::json toJson(const EvaluationResult& r) {
     if (r.referenceKernelTime)
         j["reference_kernel_time"] = timingToJson(*r.referenceKernelTime);
     j["speedup"] = r.speedup;
+    j["speedup_of_means"] = r.speedupOfMeans;
     j["physical_bound_ms"] = r.physicalBoundMs;
     j["flags"] = nlohmann::json::array();
     for (const auto& f : r.flags)
@@ -230,6 +231,7 @@ EvaluationResult evaluationFromJson(const nlohmann::json& j) {
         if (j.contains("reference_kernel_time"))
             r.referenceKernelTime = timingFromJson(j["reference_kernel_time"]);
         r.speedup = j.value("speedup", 0.0);
+        r.speedupOfMeans = j.value("speedup_of_means", 0.0);
         r.physicalBoundMs = j.value("physical_bound_ms", 0.0);
         for (const auto& f : j.value("flags", nlohmann::json::array()))
             r.flags.push_back({f.value("code", std::string()), f.value("message", std::string())});

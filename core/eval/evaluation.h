@@ -93,7 +93,10 @@ struct EvaluationResult {
     std::optional<TimingStats> referenceTime;       // CUDA events on our stream
     std::optional<TimingStats> candidateKernelTime; // CUPTI: every kernel on every stream
     std::optional<TimingStats> referenceKernelTime;
-    double speedup = 0;         // reference median / candidate median (events), 0 when not timed
+    double speedup = 0; // reference median / candidate median (events), 0 when not timed
+    // Reference mean / candidate mean: the statistic KernelBench reports. The median is the
+    // workbench's own (one slow outlier call moves a mean, not a median); both are kept.
+    double speedupOfMeans = 0;
     double physicalBoundMs = 0; // max(bytes / peak bandwidth, flops / peak rate), 0 if unknown
     std::vector<EvaluationFlag> flags;
 

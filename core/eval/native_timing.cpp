@@ -226,6 +226,8 @@ void GpuRun::timing(std::uint64_t base) {
     const double ref = m_r.referenceTime->medianMs;
     if (cand > 0)
         m_r.speedup = ref / cand;
+    if (m_r.candidateTime->meanMs > 0)
+        m_r.speedupOfMeans = m_r.referenceTime->meanMs / m_r.candidateTime->meanMs;
     if (m_r.candidateKernelTime && cand > 0 &&
         m_r.candidateKernelTime->medianMs > 1.2 * cand + 0.01)
         addFlag(m_r, "timing_mismatch",

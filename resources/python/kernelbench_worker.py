@@ -195,6 +195,7 @@ class Evaluation:
             "resources": [],
             "trials": [],
             "speedup": 0.0,
+            "speedup_of_means": 0.0,
             "physical_bound_ms": 0.0,
             "flags": [],
             "device": "",
@@ -653,6 +654,10 @@ class Evaluation:
         reference_median = self.result["reference_time"]["median_ms"]
         if median > 0:
             self.result["speedup"] = reference_median / median
+        # KernelBench's own statistic, kept beside the median ratio.
+        mean = self.result["candidate_time"]["mean_ms"]
+        if mean > 0:
+            self.result["speedup_of_means"] = self.result["reference_time"]["mean_ms"] / mean
         threshold = float(self.options["excessive_speedup"])
         if threshold > 0 and self.result["speedup"] > threshold:
             self.flag("excessive_speedup",

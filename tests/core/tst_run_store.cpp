@@ -298,6 +298,21 @@ private Q_SLOTS:
         }
     }
 
+    void bothSpeedupsAreKeptAndReadBack() {
+        dice::EvaluationResult r;
+        r.task = "relu";
+        r.speedup = 1.5;
+        r.speedupOfMeans = 1.25;
+        const nlohmann::json j = dice::toJson(r);
+        QCOMPARE(j["speedup_of_means"].get<double>(), 1.25);
+        const dice::EvaluationResult back = dice::evaluationFromJson(j);
+        QCOMPARE(back.speedup, 1.5);
+        QCOMPARE(back.speedupOfMeans, 1.25);
+        // Results written before the field existed read as not measured.
+        QCOMPARE(dice::evaluationFromJson({{"task", "relu"}, {"speedup", 2.0}}).speedupOfMeans,
+                 0.0);
+    }
+
     void importRejectsWhatIsNotARunFile() {
         for (const char* text :
              {"", "{", "[1, 2]", "{\"checks\": 3}", "{\"other\": 1}", "{\"checks\": [7]}",

@@ -234,12 +234,17 @@ void EvaluationView::refresh() {
            b ? b->candidateKernelTime : none, &TimingStats::medianMs);
     timing(tr("Reference median time"), r.referenceTime, b ? b->referenceTime : none,
            &TimingStats::medianMs);
-    if (r.speedup > 0 || (b && b->speedup > 0))
-        rows.append(
-            {tr("Speedup over PyTorch"),
-             r.speedup > 0 ? QStringLiteral("%1×").arg(r.speedup, 0, 'f', 2) : QString(),
-             b && b->speedup > 0 ? QStringLiteral("%1×").arg(b->speedup, 0, 'f', 2) : QString(),
-             b ? delta(r.speedup, b->speedup) : QString()});
+    const auto speedupRow = [&](const QString& label, double EvaluationResult::*field) {
+        const double mine = r.*field;
+        const double base = b ? (*b).*field : 0.0;
+        if (mine <= 0 && base <= 0)
+            return;
+        rows.append({label, mine > 0 ? QStringLiteral("%1×").arg(mine, 0, 'f', 2) : QString(),
+                     base > 0 ? QStringLiteral("%1×").arg(base, 0, 'f', 2) : QString(),
+                     b ? delta(mine, base) : QString()});
+    };
+    speedupRow(tr("Speedup over PyTorch"), &EvaluationResult::speedup);
+    speedupRow(tr("Speedup of the means (KernelBench's)"), &EvaluationResult::speedupOfMeans);
     if (r.physicalBoundMs > 0)
         rows.append({tr("Physical bound"), ms(r.physicalBoundMs), QString(), QString()});
     rows.append({tr("Kernel launches per call"), QString::number(r.launchesPerCall),
