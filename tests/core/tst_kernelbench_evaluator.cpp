@@ -155,6 +155,14 @@ private Q_SLOTS:
         source.insert(0, "# try:\n#     pass\n# except Exception:\n");
         QVERIFY(evaluator.check(source).empty());
         QVERIFY(contains(codes(evaluator.check(candidate("no_kernel.py"))), "no_cuda_kernel"));
+        // The message states the rule; it does not claim that nothing but PyTorch runs (an
+        // answer may call cuBLAS or cuDNN from host code).
+        for (const auto& f : evaluator.check(candidate("no_kernel.py")))
+            if (f.code == "no_cuda_kernel") {
+                QVERIFY2(f.message.find("must write at least one kernel") != std::string::npos,
+                         f.message.c_str());
+                QVERIFY(f.message.find("except PyTorch") == std::string::npos);
+            }
     }
 
     void hackCandidatesAreNotRun() {
