@@ -2,6 +2,7 @@
 #include "app/cli/arguments.h"
 
 #include "core/common/error.h"
+#include "core/cuda/torch_cuda_bridge.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -104,6 +105,18 @@ std::vector<int> gpuIndexList(const std::string& list) {
 bool progressShown() {
     static const bool terminal = ::isatty(STDERR_FILENO) == 1;
     return terminal;
+}
+
+ModelDevice modelDevice(const Arguments& args) {
+    const bool gpu = torchcuda::builtWithCuda() && torchcuda::available();
+    const std::string device = args.value("device", gpu ? "cuda" : "cpu");
+    if (device == "cuda" && !gpu)
+        throw Error("--device cuda: " + std::string(torchcuda::builtWithCuda()
+                                                        ? "LibTorch sees no GPU"
+                                                        : "this LibTorch has no CUDA"));
+    if (device != "cuda" && device != "cpu")
+        throw UsageError("--device must be cuda or cpu, not \"" + device + "\"");
+    return device == "cuda" ? ModelDevice::Cuda : ModelDevice::Cpu;
 }
 
 } // namespace dice::cli

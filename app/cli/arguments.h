@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/common/error.h"
+#include "core/model/qwen3_model.h"
 
 #include <map>
 #include <string>
@@ -46,6 +47,10 @@ private:
 // GPU indices written as a comma-separated list ("0,0,1": two workers on GPU 0 and one on GPU
 // 1). Throws UsageError quoting the list when an item is not an index.
 std::vector<int> gpuIndexList(const std::string& list);
+
+// --device cuda|cpu of a command that runs the model: cuda by default where LibTorch sees a GPU.
+// Throws Error when cuda is asked for and cannot be had here, UsageError for another word.
+ModelDevice modelDevice(const Arguments& args);
 
 // Whether standard error is a terminal: progress redrawn in place with \r is written only there,
 // as in a redirected file it would be a line per update.

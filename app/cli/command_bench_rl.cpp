@@ -6,7 +6,6 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/common/number_format.h"
-#include "core/cuda/torch_cuda_bridge.h"
 #include "core/system/result_file.h"
 
 #include <iostream>
@@ -60,15 +59,7 @@ int benchRl(const Invocation& in) {
         return 0;
     }
     RlBenchOptions o;
-    const bool gpu = torchcuda::builtWithCuda() && torchcuda::available();
-    const std::string device = args.value("device", gpu ? "cuda" : "cpu");
-    if (device == "cuda" && !gpu)
-        throw Error("--device cuda: " + std::string(torchcuda::builtWithCuda()
-                                                        ? "LibTorch sees no GPU"
-                                                        : "this LibTorch has no CUDA"));
-    if (device != "cuda" && device != "cpu")
-        throw UsageError("--device must be cuda or cpu, not \"" + device + "\"");
-    o.device = device == "cuda" ? ModelDevice::Cuda : ModelDevice::Cpu;
+    o.device = modelDevice(args);
     o.shape = args.value("shape", o.device == ModelDevice::Cuda ? "1.7b" : "20m");
     o.tasks = args.integer("tasks", o.tasks);
     o.rolloutsPerTask = args.integer("rollouts", o.rolloutsPerTask);
