@@ -1809,14 +1809,24 @@ def task_document(problem, specs, emitter, source, small, bench, notes):
 
 
 def level_of(path, fallback):
-    if fallback:
-        return fallback
-    for part in reversed(os.path.abspath(path).split(os.sep)[:-1]):
-        match = re.match(r"^level_?(\d+)$", part)
-        if match:
-            return int(match.group(1))
-    raise ConversionError("the level is not in the folder name (level1, level2, ...); "
-                          "give --level")
+    level = fallback
+    if not level:
+        for part in reversed(os.path.abspath(path).split(os.sep)[:-1]):
+            match = re.match(r"^level_?(\d+)$", part)
+            if match:
+                level = int(match.group(1))
+                break
+    if not level:
+        raise ConversionError("the level is not in the folder name (level1, level2, ...); "
+                              "give --level")
+    if level == 4:
+        raise ConversionError("KernelBench level 4 builds Hugging Face models with transformers, "
+                              "which fetches their weights from a hub: such a problem cannot "
+                              "run offline, and it is not imported")
+    if level not in (1, 2, 3):
+        raise ConversionError("KernelBench has levels 1 to 3 (and 4, which needs a model hub), "
+                              "not %d" % level)
+    return level
 
 
 def main(argv):

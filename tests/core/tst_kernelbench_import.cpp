@@ -264,6 +264,15 @@ private Q_SLOTS:
         QVERIFY(!report.problems[0].converted);
         QVERIFY2(report.problems[0].reason.find("branches") != std::string::npos,
                  report.problems[0].reason.c_str());
+        // A level-4 problem needs a model hub: refused with that reason, not labelled level 3.
+        QVERIFY(QDir().mkpath(dir.filePath("level4")));
+        QVERIFY(QFile::copy(path, dir.filePath("level4/1_Hub.py")));
+        const auto hub =
+            importKernelBench({dir.filePath("level4/1_Hub.py").toStdString()}, options);
+        QCOMPARE(hub.problems.size(), size_t(1));
+        QVERIFY(!hub.problems[0].converted);
+        QVERIFY2(hub.problems[0].reason.find("level 4") != std::string::npos,
+                 hub.problems[0].reason.c_str());
         try {
             importKernelBench({dir.filePath("missing.py").toStdString()}, options);
             QFAIL("imported a file that does not exist");
