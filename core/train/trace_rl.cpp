@@ -139,12 +139,11 @@ TraceBatch makeTraceBatch(const std::vector<const TraceRollout*>& rollouts,
 at::Tensor targetLogProbs(const at::Tensor& logits, const TraceBatch& batch, double* entropySum) {
     const auto V = logits.size(-1);
     const auto device = logits.device();
+    if (logits.dim() != 2 || logits.size(0) != batch.targetCount)
+        throw Error("targetLogProbs: the logits must be one row for each of the batch's " +
+                    std::to_string(batch.targetCount) + " scored cells");
     const auto scored = batch.scored.to(device);
-    if (logits.dim() == 2 && logits.size(0) != batch.targetCount)
-        throw Error("targetLogProbs: " + std::to_string(logits.size(0)) + " rows of logits for " +
-                    std::to_string(batch.targetCount) + " targets");
-    auto rows = (logits.dim() == 2 ? logits : logits.reshape({-1, V}).index_select(0, scored))
-                    .to(torch::kFloat32);
+    auto rows = logits.to(torch::kFloat32);
     if (batch.vocabLimit > 0 && batch.vocabLimit < V)
         rows = rows.narrow(1, 0, batch.vocabLimit);
     if (batch.maskId >= 0 && batch.maskId < rows.size(1))

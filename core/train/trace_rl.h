@@ -57,10 +57,11 @@ TraceBatch makeTraceBatch(const std::vector<const TraceRollout*>& rollouts,
                           std::int64_t blockLength, std::int64_t maskId, std::int64_t padId,
                           std::int64_t vocabLimit = 0);
 
-// Log-probabilities of the targets under logits [R, 2L, V] (or the scored cells' alone,
-// [targets, V] in the order of `scored`), in float32, over the tokens the sampler may draw:
-// [targets]. With entropySum, the entropies (nats) of the distributions at the targets are added
-// to it: how sure the policy is where it committed, a curve RL users watch for collapse.
+// Log-probabilities of the targets under the scored cells' logits ([targets, V] in the order of
+// `scored`, as Qwen3Model::forward gives them for those rows), in float32, over the tokens the
+// sampler may draw: [targets]. With entropySum, the entropies (nats) of the distributions at the
+// targets are added to it: how sure the policy is where it committed, a curve RL users watch for
+// collapse.
 at::Tensor targetLogProbs(const at::Tensor& logits, const TraceBatch& batch,
                           double* entropySum = nullptr);
 

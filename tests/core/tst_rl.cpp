@@ -280,7 +280,7 @@ private slots:
         }
         const auto batch = makeTraceBatch(pointers, 4, *config.maskTokenId, 0);
         at::NoGradGuard noGrad;
-        const auto logits = model->forward(batch.tokens, batch.positions, batch.mask);
+        const auto logits = model->forward(batch.tokens, batch.positions, batch.mask, batch.scored);
         const auto probs = torch::exp(targetLogProbs(logits, batch));
         // Map every scored cell back to its rollout and answer position.
         const std::int64_t L = batch.tokens.size(1) / 2;
