@@ -34,6 +34,7 @@ const char* const kUsage =
     "  --idle-timeout S      a kernel silent this long hangs (default 2)\n"
     "  --mode MODE           correctness (default) or timed\n"
     "  --no-alone            skip the one-by-one check\n"
+    "  --save-candidates F   write the candidates to F as a dice eval --batch file\n"
     "  --output FILE         write the result file (JSON) here\n\n"
     "KernelBench answers instead (made from DIR/levelN/NAME.py, ten in sixteen honest, the rest\n"
     "wrong values, syntax errors and failing forwards), built in parallel and then evaluated:\n"
@@ -100,7 +101,7 @@ int benchReward(const Invocation& in) {
     const Arguments args(rest, {"help", "no-alone"},
                          {"candidates", "seed", "workers", "device", "compile-threads", "chunk",
                           "idle-timeout", "mode", "output", "kernelbench", "problems",
-                          "build-threads", "sequential-builds"});
+                          "build-threads", "sequential-builds", "save-candidates"});
     if (!args.ok() || !args.positionals().empty()) {
         std::cerr << "dice bench reward: " << (args.ok() ? "" : args.error() + "\n") << kUsage;
         return 2;
@@ -115,6 +116,7 @@ int benchReward(const Invocation& in) {
     options.candidates = args.integer("candidates", 1024);
     options.seed = static_cast<std::uint64_t>(args.integer("seed", 1));
     options.checkAlone = !args.flag("no-alone");
+    options.candidatesFile = args.value("save-candidates", "");
     const int workers = args.integer("workers", 4);
     const int device = args.integer("device", 0);
     if (options.candidates < 10 || options.candidates > 65536)

@@ -140,6 +140,24 @@ private:
     std::uint64_t m_drawn = 0;
 };
 
+// What became of one candidate: enough to tell a false verdict from a true one without running
+// it again.
+nlohmann::json candidateRecord(const RewardBenchCandidate& candidate, const EvaluationResult& r) {
+    nlohmann::json flags = nlohmann::json::array();
+    for (const auto& flag : r.flags)
+        flags.push_back(flag.code);
+    return {{"candidate", candidate.item.name},
+            {"task", candidate.item.task.name},
+            {"kind", candidate.kind},
+            {"verdict", toString(r.verdict)},
+            {"flags", flags},
+            {"worker", toString(r.workerState)},
+            {"message", r.message.substr(0, 600)},
+            {"compile_ms", r.compileMs},
+            {"gpu_ms", r.gpuMs},
+            {"wall_ms", r.wallMs}};
+}
+
 void say(const RewardBenchProgress& progress, const std::string& line) {
     if (progress)
         progress(line);
@@ -256,8 +274,10 @@ std::vector<RewardBenchCandidate> makeRewardBenchCandidates(const TaskSuite& sui
                     return guard + "{ *(volatile int*)8 = 1; }";
                 });
             } else if (kind == "hang") {
+                // The flag is a device global: a loop on a local, volatile or not, lives in a
+                // register, and the compiler may drop a loop that does nothing.
                 source = insertInKernels(source, [&](const KernelSpan&) {
-                    return guard + "{ volatile int spin = 1; while (spin) {} }";
+                    return guard + "{ while (reward_bench_spin) {} }";
                 });
             }
             if (source.empty())
@@ -267,7 +287,10 @@ std::vector<RewardBenchCandidate> makeRewardBenchCandidates(const TaskSuite& sui
             if (device == std::string::npos)
                 continue;
             const std::size_t lineEnd = source.find('\n', device);
-            source.insert(lineEnd + 1, "// reward benchmark candidate " + std::to_string(c) + "\n");
+            source.insert(
+                lineEnd + 1,
+                "// reward benchmark candidate " + std::to_string(c) + "\n" +
+                    (kind == "hang" ? "__device__ volatile int reward_bench_spin = 1;\n" : ""));
             RewardBenchCandidate candidate;
             candidate.kind = kind;
             candidate.item.task = *s.task;
@@ -292,6 +315,16 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
     std::vector<RewardItem> items;
     for (const auto& c : candidates)
         items.push_back(c.item);
+    if (!options.candidatesFile.empty()) {
+        std::string lines;
+        for (const auto& item : items)
+            lines += nlohmann::json{{"task", item.task.name},
+                                    {"name", item.name},
+                                    {"candidate", item.source}}
+                         .dump() +
+                     "\n";
+        writeFileAtomically(options.candidatesFile, lines);
+    }
 
     auto service = std::make_unique<RewardService>(options.service);
     // Starting the workers (LibTorch and CUDA) is not the batch's time, as in an RL loop that
@@ -324,8 +357,10 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
     nlohmann::json restartsByKind = nlohmann::json::object();
     int correct = 0;
     int restarts = 0;
+    nlohmann::json records = nlohmann::json::array();
     for (std::size_t i = 0; i < judged.size(); ++i) {
         const EvaluationResult& r = judged[i].evaluation;
+        records.push_back(candidateRecord(candidates[i], r));
         compileSeconds += r.compileMs / 1000.0;
         gpuSeconds += r.gpuMs / 1000.0;
         ++byKind[candidates[i].kind][toString(r.verdict)];
@@ -355,7 +390,8 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
         {"worker_restarts", service->workerStarts() - startsBefore},
         {"candidates_restarting_a_worker", restarts},
         {"correct", correct},
-        {"verdicts_by_kind", byKind}};
+        {"verdicts_by_kind", byKind},
+        {"candidates_judged", records}};
 
     // Its workers' GPU memory goes back before the one-by-one pass needs it.
     service.reset();
@@ -373,6 +409,7 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
             const bool same = one.verdict == judged[i].evaluation.verdict &&
                               one.hasFlag("fallback") == judged[i].evaluation.hasFlag("fallback");
             agree += same ? 1 : 0;
+            result["candidates_judged"][i]["alone"] = candidateRecord(candidates[i], one);
             if (!same)
                 differ.push_back({{"candidate", items[i].name},
                                   {"kind", candidates[i].kind},

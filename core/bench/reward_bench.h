@@ -36,6 +36,9 @@ struct RewardBenchOptions {
     RewardServiceOptions service;
     // Evaluate every candidate again alone afterwards and count verdicts that differ.
     bool checkAlone = true;
+    // Where to write the candidates as a `dice eval --batch` file, so that any one of them can be
+    // judged again by itself; empty for none.
+    std::string candidatesFile;
 };
 
 using RewardBenchProgress = std::function<void(const std::string& line)>;

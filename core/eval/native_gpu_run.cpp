@@ -152,8 +152,9 @@ bool GpuRun::correctness(const std::string& preset, int trials, std::uint64_t ba
         std::vector<at::Tensor> passes[2];
         bool bandsIntact = true;
         const PoisonPattern* patterns[2] = {&kPoisonA, &kPoisonB};
+        const PoisonPattern* bands[2] = {&kBandA, &kBandB};
         for (int pass = 0; pass < 2; ++pass) {
-            PoisonGuard guard(*patterns[pass]);
+            PoisonGuard guard(*patterns[pass], *bands[pass]);
             scrubShared(*patterns[pass]);
             launcher.launches = 0;
             try {

@@ -227,9 +227,11 @@ at::Tensor PoisonGuard::guard(const at::Tensor& allocated, bool poison) {
         std::min<int64_t>(16 << 20, std::max<int64_t>(64 << 10, span * item / 8));
     const int64_t band = std::max<int64_t>(1, bandBytes / item);
     at::Tensor base = torch::empty({span + 2 * band}, allocated.options());
-    fillPattern(base, m_pattern);
+    fillPattern(base, m_band);
     at::Tensor placed = base.as_strided(allocated.sizes(), allocated.strides(), band);
-    if (!poison)
+    if (poison)
+        fillPattern(base.narrow(0, band, span), m_pattern);
+    else
         placed.copy_(allocated);
     m_regions.push_back({base, band, span});
     return placed;
@@ -237,8 +239,8 @@ at::Tensor PoisonGuard::guard(const at::Tensor& allocated, bool poison) {
 
 bool PoisonGuard::bandsIntact() const {
     for (const auto& r : m_regions) {
-        if (!patternIntact(r.base.narrow(0, 0, r.band), m_pattern) ||
-            !patternIntact(r.base.narrow(0, r.band + r.span, r.band), m_pattern))
+        if (!patternIntact(r.base.narrow(0, 0, r.band), m_band) ||
+            !patternIntact(r.base.narrow(0, r.band + r.span, r.band), m_band))
             return false;
     }
     return true;

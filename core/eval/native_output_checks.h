@@ -67,21 +67,30 @@ inline constexpr PoisonPattern kPoisonA = {
 inline constexpr PoisonPattern kPoisonB = {
     0x3FF199999999999AULL, 0x3F8CCCCDu, 0x3C66u, 0x3F8Cu, 0x0Fu, 0x3F8CCCCDu};
 
+// What the guard bands around allocations hold in each pass: bytes that are neither pass's
+// poison, so that an element copied out of bounds from memory never written (the poison) still
+// changes a band.
+inline constexpr PoisonPattern kBandA = {
+    0x5C5C5C5C5C5C5C5CULL, 0x5C5C5C5Cu, 0x5C5Cu, 0x5C5Cu, 0x5Cu, 0x5C5C5C5Cu};
+inline constexpr PoisonPattern kBandB = {
+    0xC3C3C3C3C3C3C3C3ULL, 0xC3C3C3C3u, 0xC3C3u, 0xC3C3u, 0xC3u, 0xC3C3C3C3u};
+
 // Fills a one-dimensional tensor with the pattern for its element size.
 void fillPattern(at::Tensor flat, const PoisonPattern& p);
 // True when every element of a one-dimensional tensor still holds the pattern.
 bool patternIntact(const at::Tensor& flat, const PoisonPattern& p);
 
-// Every allocation of the host code gets a fresh buffer between two guard bands; uninitialised
-// ones are filled with the pass's poison.
+// Every allocation of the host code gets a fresh buffer between two guard bands filled with
+// `band`; uninitialised ones are filled with the pass's poison.
 class PoisonGuard : public AllocationGuard {
 public:
-    explicit PoisonGuard(const PoisonPattern& pattern)
-        : m_pattern(pattern) {}
+    PoisonGuard(const PoisonPattern& pattern, const PoisonPattern& band)
+        : m_pattern(pattern)
+        , m_band(band) {}
 
     at::Tensor guard(const at::Tensor& allocated, bool poison) override;
 
-    // True when every guard band still holds the poison.
+    // True when every guard band still holds its pattern.
     bool bandsIntact() const;
 
 private:
@@ -91,6 +100,7 @@ private:
         int64_t span;
     };
     PoisonPattern m_pattern;
+    PoisonPattern m_band;
     std::vector<Region> m_regions;
 };
 

@@ -242,7 +242,7 @@ private Q_SLOTS:
     // The guard gives an allocation the same sizes and strides inside a larger poisoned buffer;
     // writes inside leave the bands intact, one element past either end does not.
     void guardBandsCatchWritesPastTheEnds() {
-        PoisonGuard guard(kPoisonA);
+        PoisonGuard guard(kPoisonA, kBandA);
         const auto allocated = torch::empty({4, 3}).t();
         auto placed = guard.guard(allocated, true);
         QCOMPARE(placed.sizes().vec(), allocated.sizes().vec());
@@ -254,12 +254,26 @@ private Q_SLOTS:
         placed.as_strided({1}, {1}, placed.storage_offset() + 12).fill_(0.0f);
         QVERIFY(!guard.bandsIntact());
 
-        PoisonGuard before(kPoisonB);
+        PoisonGuard before(kPoisonB, kBandB);
         auto early = before.guard(torch::empty({5}), true);
         early.as_strided({1}, {1}, early.storage_offset() - 1).fill_(0.0f);
         QVERIFY(!before.bandsIntact());
 
-        PoisonGuard copy(kPoisonA);
+        // y[-1] = y[0] before y[0] is written copies the poison out of bounds: bands of the
+        // poison itself would not change.
+        for (const auto dtype : {torch::kFloat32, torch::kFloat16, torch::kBFloat16,
+                                 torch::kFloat64, torch::kInt64, torch::kUInt8}) {
+            for (int pass = 0; pass < 2; ++pass) {
+                PoisonGuard copied(pass == 0 ? kPoisonA : kPoisonB, pass == 0 ? kBandA : kBandB);
+                auto y = copied.guard(torch::empty({7}, dtype), true);
+                QVERIFY(copied.bandsIntact());
+                auto outside = y.as_strided({1}, {1}, y.storage_offset() - 1);
+                outside.copy_(y.narrow(0, 0, 1));
+                QVERIFY2(!copied.bandsIntact(), c10::toString(dtype));
+            }
+        }
+
+        PoisonGuard copy(kPoisonA, kBandA);
         const auto initialised = torch::arange(6, torch::kFloat32);
         QVERIFY(torch::equal(copy.guard(initialised, false), initialised));
         QVERIFY(copy.bandsIntact());
