@@ -51,6 +51,30 @@ bool capDeviceMemory(int deviceIndex, double fraction) {
 #endif
 }
 
+void releaseCachedMemory() {
+#if DICE_TORCH_CUDA
+    c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+}
+
+std::int64_t outOfMemoryEvents(int deviceIndex) {
+#if DICE_TORCH_CUDA
+    if (!torch::cuda::is_available())
+        return 0;
+    try {
+        return c10::cuda::CUDACachingAllocator::getDeviceStats(
+                   static_cast<c10::DeviceIndex>(deviceIndex))
+            .num_ooms;
+    } catch (const c10::Error&) {
+        // The allocator's state for the device does not exist before its first allocation.
+        return 0;
+    }
+#else
+    (void)deviceIndex;
+    return 0;
+#endif
+}
+
 struct StreamScope::Impl {
 #if DICE_TORCH_CUDA
     std::optional<c10::cuda::CUDAStreamGuard> guard;

@@ -3,6 +3,7 @@
 
 #include "core/cuda/cuda_driver.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -22,6 +23,16 @@ std::string cudaVersion();
 // that host code asking for more gets an out-of-memory error instead of the whole GPU. Returns
 // false without CUDA LibTorch.
 bool capDeviceMemory(int deviceIndex, double fraction);
+
+// Gives the caching allocator's unused blocks back to the device, so that other processes on the
+// GPU can have them. A no-op without CUDA LibTorch.
+void releaseCachedMemory();
+
+// How many allocations LibTorch's caching allocator has failed on a device since the process
+// started, after freeing its cache and retrying: a count that grows during an evaluation means it
+// ran out of memory, whatever the error that reached the caller says. 0 without CUDA LibTorch or
+// before the first allocation.
+std::int64_t outOfMemoryEvents(int deviceIndex);
 
 // Makes LibTorch's current stream on a device be one of ours for the scope's lifetime, so that
 // reference operators and our launches are ordered on one stream. A no-op without CUDA LibTorch.

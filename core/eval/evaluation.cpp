@@ -165,6 +165,8 @@ nlohmann::json toJson(const EvaluationResult& r) {
     j["worker_state"] = toString(r.workerState);
     j["wall_ms"] = r.wallMs;
     j["gpu_ms"] = r.gpuMs;
+    if (r.outOfMemory)
+        j["out_of_memory"] = true;
     return j;
 }
 
@@ -243,6 +245,7 @@ EvaluationResult evaluationFromJson(const nlohmann::json& j) {
         r.workerState = *parsedState;
         r.wallMs = j.value("wall_ms", 0.0);
         r.gpuMs = j.value("gpu_ms", 0.0);
+        r.outOfMemory = j.value("out_of_memory", false);
     } catch (const nlohmann::json::exception& e) {
         throw Error(std::string("malformed evaluation result: ") + e.what());
     }

@@ -106,6 +106,10 @@ struct EvaluationResult {
     // The time the GPU was the candidate's: its correctness and timing runs in the worker, the
     // reference's included; 0 where nothing ran.
     double gpuMs = 0;
+    // The GPU ran out of memory during the evaluation (the worker's allocator failed an
+    // allocation): the verdict may say more about the memory other work held than about the
+    // candidate, so a caller sharing the GPU judges it again with the GPU to itself.
+    bool outOfMemory = false;
 
     bool hasFlag(const std::string& code) const;
     // Correct in the paper's sense (compiled and correct). In strict mode a fallback never counts.

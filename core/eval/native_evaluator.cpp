@@ -321,6 +321,7 @@ void NativeEvaluator::Impl::runOnGpu(const Task& task, const EvalOptions& option
         return;
     }
     const auto started = Clock::now();
+    const std::int64_t failedAllocations = torchcuda::outOfMemoryEvents(deviceIndex);
     try {
         native::GpuRun(*this, task, options, p, r, progress).run();
     } catch (const native::CandidateFault& fault) {
@@ -337,7 +338,22 @@ void NativeEvaluator::Impl::runOnGpu(const Task& task, const EvalOptions& option
             r.message = std::string("the evaluation failed: ") + firstLine(e.what());
         }
     }
+    if (!lost && torchcuda::outOfMemoryEvents(deviceIndex) > failedAllocations) {
+        // The allocator's count, not the message: TorchScript rewraps the error on its way out.
+        if (r.verdict != Verdict::Correct)
+            r.outOfMemory = true;
+        // What the failed evaluation left cached would crowd the next one.
+        torchcuda::releaseCachedMemory();
+    }
     r.gpuMs = msSince(started);
+}
+
+void NativeEvaluator::setGpuMemoryShare(double share) {
+    m_impl->gpuMemoryShare = share;
+    if (m_impl->gpu) {
+        torchcuda::releaseCachedMemory();
+        torchcuda::capDeviceMemory(m_impl->deviceIndex, share);
+    }
 }
 
 NativeEvaluator::NativeEvaluator(int deviceIndex, double gpuMemoryShare)

@@ -56,6 +56,11 @@ public:
     std::size_t evaluateBatch(const std::vector<BatchItem>& items, int compileThreads,
                               const BatchDone& done, const ProgressFn& progress = {});
 
+    // Changes the share of the GPU's memory this evaluator may hold (0 < share <= 1), giving back
+    // what it holds cached: the owner of workers sharing a GPU raises one worker's share while the
+    // others are idle.
+    void setGpuMemoryShare(double share);
+
     // True once a kernel fault left the CUDA context unusable; the owning process must exit.
     bool contextLost() const;
 

@@ -80,6 +80,17 @@ void addEvaluationHandlers(WorkerService& service, NativeEvaluator& evaluator) {
         if (restart)
             service.requestExit();
     });
+    // The owner of several workers on one GPU lets one of them have more of its memory while the
+    // others are idle, to judge again what ran out of memory beside them.
+    service.addHandler("memory_share", [&evaluator](const protocol::Request& request,
+                                                    const WorkerService::Emit& send) {
+        const auto& share =
+            request.body.contains("share") ? request.body["share"] : nlohmann::json();
+        if (!share.is_number() || !(share.get<double>() > 0.0) || share.get<double>() > 1.0)
+            throw Error("request field \"share\" must be a number above 0 and at most 1");
+        evaluator.setGpuMemoryShare(share.get<double>());
+        send(protocol::makeResult(request.id, {{"share", share.get<double>()}}));
+    });
     // Each item's result goes out as it is known, in order, as a progress line with "item" and
     // "evaluation"; the final reply says how many were evaluated. After a fault the worker exits
     // and the owner sends the rest to a fresh one.

@@ -94,16 +94,23 @@ struct Evaluator::Impl {
         std::set<std::string> readable;
     };
 
+    long sharing(int device) const {
+        return static_cast<long>(
+            std::count(options.devices.begin(), options.devices.end(), device));
+    }
+    // Workers on one GPU split its memory: each caching allocator keeps what it has used, so
+    // without a share of its own the first ones leave the others out of memory.
+    double memoryShare(int device) const {
+        return NativeEvaluator::kDefaultGpuMemoryShare /
+               static_cast<double>(std::max(1L, sharing(device)));
+    }
+
     std::vector<std::string> arguments(const Worker& w) const {
         std::vector<std::string> args = {"--device", std::to_string(w.device)};
-        // Workers on one GPU split its memory: each caching allocator keeps what it has used, so
-        // without a share of its own the first ones leave the others out of memory.
-        const auto sharing = std::count(options.devices.begin(), options.devices.end(), w.device);
-        if (sharing > 1) {
+        if (sharing(w.device) > 1) {
             std::ostringstream share;
             share.imbue(std::locale::classic());
-            share << std::setprecision(17)
-                  << NativeEvaluator::kDefaultGpuMemoryShare / static_cast<double>(sharing);
+            share << std::setprecision(17) << memoryShare(w.device);
             args.insert(args.end(), {"--gpu-memory-share", share.str()});
         }
         if (!options.sandbox)
@@ -383,6 +390,52 @@ struct Evaluator::Impl {
         }
     }
 
+    // Sets a running worker's share of its GPU's memory; the worker gives back what it holds
+    // cached. A worker that is not running has nothing cached and starts with its usual share.
+    void setShare(Worker& w, double share) {
+        std::lock_guard<std::mutex> lock(w.mutex);
+        if (w.process->running())
+            w.process->call("memory_share", {{"share", share}}, options.runTimeoutMs);
+    }
+
+    // Judges again, one at a time, the jobs that ran out of memory while other workers shared
+    // their GPU: every worker of that GPU gives its cache back, and one of them has the memory
+    // the GPU's single worker would have. A verdict that still runs out of memory stands.
+    void judgeWithTheGpuToItself(const std::vector<Job>& jobs, std::vector<std::size_t> indices,
+                                 int compileThreads, std::vector<EvaluationResult>& results,
+                                 const std::atomic<bool>* cancel) {
+        std::sort(indices.begin(), indices.end());
+        Worker& alone = *workers.front();
+        std::vector<Worker*> neighbours;
+        for (auto& w : workers)
+            if (w.get() != &alone && w->device == alone.device)
+                neighbours.push_back(w.get());
+        for (Worker* w : neighbours)
+            setShare(*w, memoryShare(w->device));
+        const double full = NativeEvaluator::kDefaultGpuMemoryShare;
+        for (std::size_t i : indices) {
+            {
+                std::lock_guard<std::mutex> lock(alone.mutex);
+                std::string error;
+                if (readyFor(alone, {jobs[i].task}, &error))
+                    alone.process->call("memory_share", {{"share", full}}, options.runTimeoutMs);
+            }
+            const EvaluationResult crowded = results[i];
+            runBatch(
+                alone, jobs, i, i + 1, compileThreads, results, [](std::size_t) {}, cancel);
+            if (results[i].message == "cancelled before it ran")
+                results[i] = crowded;
+            else
+                results[i].flags.push_back(
+                    {"judged_alone", "ran out of GPU memory while " +
+                                         std::to_string(sharing(alone.device) - 1) +
+                                         " other worker(s) shared the GPU (" + crowded.message +
+                                         "); this verdict is from a run with the GPU's memory to "
+                                         "itself"});
+        }
+        setShare(alone, memoryShare(alone.device));
+    }
+
     static EvaluationResult notRun(const Task& task, const EvalOptions& options,
                                    const std::string& message) {
         EvaluationResult r;
@@ -471,11 +524,17 @@ Evaluator::evaluateBatch(const std::vector<Job>& jobs, const BatchOptions& batch
     std::vector<EvaluationResult> results(jobs.size());
     const std::size_t chunk = std::max<std::size_t>(1, batch.chunk);
     std::atomic<std::size_t> next{0};
+    bool shared = false;
+    for (const auto& w : m_impl->workers)
+        shared = shared || m_impl->sharing(w->device) > 1;
+    // Out of memory beside other workers: held back until it has been judged again alone.
+    std::vector<std::size_t> crowded;
     const auto finished = [&](std::size_t i) {
-        if (done) {
-            std::lock_guard<std::mutex> lock(m_impl->doneMutex);
+        std::lock_guard<std::mutex> lock(m_impl->doneMutex);
+        if (shared && results[i].outOfMemory)
+            crowded.push_back(i);
+        else if (done)
             done(i, results[i]);
-        }
     };
     auto drain = [&](Impl::Worker& w) {
         for (;;) {
@@ -491,6 +550,13 @@ Evaluator::evaluateBatch(const std::vector<Job>& jobs, const BatchOptions& batch
         threads.emplace_back(drain, std::ref(*w));
     for (auto& t : threads)
         t.join();
+    if (!crowded.empty()) {
+        m_impl->judgeWithTheGpuToItself(jobs, crowded, batch.compileThreads, results, cancel);
+        std::sort(crowded.begin(), crowded.end());
+        if (done)
+            for (std::size_t i : crowded)
+                done(i, results[i]);
+    }
     return results;
 }
 

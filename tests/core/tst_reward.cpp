@@ -333,6 +333,72 @@ private slots:
         compareWithAlone(jobs, results, hung);
     }
 
+    // Workers sharing a GPU each hold a share of its memory. A candidate that runs out of it
+    // beside the others is judged again with the memory one worker alone would have, after the
+    // others have given their cache back; its verdict is reported once, and that one.
+    void outOfMemoryBesideOtherWorkersIsJudgedAgainAlone() {
+        const QTemporaryDir folder;
+        const std::string log = folder.path().toStdString() + "/worker.log";
+        qputenv("CROWDED_WORKER_LOG", QByteArray::fromStdString(log));
+        EvaluatorOptions o;
+        o.workerExecutable = DICE_TEST_FIXTURES "/workers/crowded_worker.py";
+        o.devices = {0, 0, 0};
+        Evaluator evaluator(o);
+        const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
+        std::vector<Evaluator::Job> jobs;
+        for (int i = 0; i < 9; ++i)
+            jobs.push_back({suite.find("relu"), "source",
+                            (i % 4 == 1 ? "big_" : "small_") + std::to_string(i), EvalOptions()});
+        Evaluator::BatchOptions batch;
+        batch.chunk = 3;
+        std::map<std::size_t, int> reported;
+        const auto results =
+            evaluator.evaluateBatch(jobs, batch, [&](std::size_t i, const EvaluationResult& r) {
+                ++reported[i];
+                QVERIFY(r.verdict == Verdict::Correct);
+            });
+        QCOMPARE(reported.size(), jobs.size());
+        for (const auto& [index, times] : reported)
+            QCOMPARE(times, 1);
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            QVERIFY(results[i].verdict == Verdict::Correct);
+            QCOMPARE(results[i].hasFlag("judged_alone"), i % 4 == 1);
+            QVERIFY(!results[i].outOfMemory);
+        }
+
+        // Each big candidate ran out of memory once on a third of 80%, then passed on 80%; the
+        // share went back to a third afterwards, and the other workers gave their cache back
+        // before the first of them ran again.
+        std::ifstream in(log);
+        std::map<std::string, std::vector<std::string>> runs;
+        std::vector<std::string> shares;
+        std::string pid, share, what, verdict;
+        while (in >> pid >> share >> what) {
+            if (what == "share") {
+                shares.push_back(pid + " " + share);
+                continue;
+            }
+            in >> verdict;
+            runs[what].push_back(share + " " + verdict);
+        }
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            const std::string& name = jobs[i].candidateName;
+            if (i % 4 == 1) {
+                QCOMPARE(runs[name],
+                         (std::vector<std::string>{"0.2667 not_run", "0.8000 correct"}));
+            } else {
+                QCOMPARE(runs[name], (std::vector<std::string>{"0.2667 correct"}));
+            }
+        }
+        QVERIFY2(shares.size() >= 2 + 3, "no memory_share requests");
+        std::set<std::string> released;
+        for (std::size_t i = 0; i + 1 < shares.size(); ++i)
+            released.insert(shares[i].substr(0, shares[i].find(' ')));
+        QVERIFY2(released.size() == 3, "not every worker was asked to give its cache back");
+        QCOMPARE(shares.back().substr(shares.back().find(' ') + 1), std::string("0.2667"));
+        qunsetenv("CROWDED_WORKER_LOG");
+    }
+
     void kernelBenchBenchmarkAnswersAreWhatTheySay() {
         // The problems only travel with the answers here: any text stands in for them.
         const QTemporaryDir problems;
