@@ -14,6 +14,7 @@
 #include "core/prompts/kernelbench_prompts.h"
 #include "core/system/result_file.h"
 #include "core/tasks/task.h"
+#include "core/worker/memory_cap.h"
 
 #include <nlohmann/json.hpp>
 
@@ -376,8 +377,9 @@ int commandKernelBench(const Invocation& in) {
 }
 
 int commandImport(const Invocation& in) {
-    const Arguments args(in.args, {"dry-run", "fast-init", "json", "verify-bench", "help"},
-                         {"output", "level", "python", "device", "report"});
+    const Arguments args(
+        in.args, {"dry-run", "fast-init", "json", "verify-bench", "help"},
+        {"output", "level", "python", "device", "report", "problem-timeout", "memory-limit"});
     if (!args.ok()) {
         std::cerr << "dice import: " << args.error() << "\n";
         return 2;
@@ -387,7 +389,8 @@ int commandImport(const Invocation& in) {
         (args.flag("help") ? std::cout : std::cerr)
             << "usage: dice import kernelbench PATH... [--output DIR] [--level N] [--dry-run]\n"
                "                                [--fast-init] [--python EXE] [--json]\n"
-               "                                [--verify-bench --device DEV] [--report FILE]\n\n"
+               "                                [--verify-bench --device DEV] [--report FILE]\n"
+               "                                [--problem-timeout S] [--memory-limit SIZE]\n\n"
                "Turns KernelBench problem files (or every *.py of a folder) into native tasks:\n"
                "a task file with a TorchScript reference and a safetensors file with the\n"
                "problem's parameters (seed 42). Each conversion is verified against the\n"
@@ -395,7 +398,10 @@ int commandImport(const Invocation& in) {
                "listed with the reason. --dry-run converts and verifies without writing;\n"
                "--fast-init (with --dry-run) skips the seeded initialisation of the weights.\n"
                "--verify-bench also compares each reference with the original Model at the\n"
-               "bench sizes on DEV (a GPU) and writes nothing; --report writes a result file.\n";
+               "bench sizes on DEV (a GPU) and writes nothing; --report writes a result file.\n"
+               "A problem that takes longer than --problem-timeout (default 600 s) or needs\n"
+               "more than --memory-limit (8G, 512M; default half the machine's memory, at most\n"
+               "32G) is reported as not converted, and the others go on.\n";
         return args.flag("help") ? 0 : 2;
     }
     kernelbench::ImportOptions options;
@@ -406,6 +412,21 @@ int commandImport(const Invocation& in) {
     options.python = args.value("python");
     options.verifyBench = args.flag("verify-bench");
     options.device = args.value("device");
+    const int problemSeconds = args.integer("problem-timeout", 600);
+    if (problemSeconds < 1 || problemSeconds > 24 * 3600)
+        throw UsageError("--problem-timeout must be from 1 to 86400 seconds");
+    options.problemTimeoutMs = problemSeconds * 1000;
+    if (args.has("memory-limit")) {
+        std::optional<std::int64_t> limit;
+        try {
+            limit = memoryLimitFromText(args.value("memory-limit"));
+        } catch (const Error& e) {
+            throw UsageError(std::string("--memory-limit: ") + e.what());
+        }
+        if (!limit || *limit < (std::int64_t(256) << 20))
+            throw UsageError("--memory-limit must be at least 256M");
+        options.memoryLimitBytes = *limit;
+    }
     if (options.fastInit && !options.dryRun && !options.verifyBench)
         throw UsageError(
             "--fast-init writes no real weights: use it with --dry-run or --verify-bench");
@@ -413,20 +434,60 @@ int commandImport(const Invocation& in) {
         throw UsageError("--level must be 1, 2 or 3");
     const std::vector<std::string> paths(args.positionals().begin() + 1, args.positionals().end());
     const bool json = args.flag("json");
-    const auto report = kernelbench::importKernelBench(
-        paths, options, [json](const kernelbench::ImportedProblem& p) {
-            if (json)
-                return;
-            if (p.converted) {
-                std::cout << "ok    " << p.source << " -> "
-                          << (p.taskFile.empty() ? p.task : p.taskFile) << "\n";
-                for (const auto& note : p.notes)
-                    std::cout << "      note: " << note << "\n";
-            } else {
-                std::cout << "FAIL  " << p.source << ": " << p.reason << "\n";
-            }
-            std::cout.flush();
-        });
+    std::vector<kernelbench::ImportedProblem> seen;
+    const auto show = [json, &seen](const kernelbench::ImportedProblem& p) {
+        seen.push_back(p);
+        if (json)
+            return;
+        if (p.converted) {
+            std::cout << "ok    " << p.source << " -> "
+                      << (p.taskFile.empty() ? p.task : p.taskFile) << "\n";
+            for (const auto& note : p.notes)
+                std::cout << "      note: " << note << "\n";
+        } else {
+            std::cout << "FAIL  " << p.source << ": " << p.reason << "\n";
+        }
+        std::cout.flush();
+    };
+    // The report is written however the import ends: what was converted before a failure of the
+    // whole importer is worth as much as the failure's reason.
+    const auto writeReport = [&](const kernelbench::ImportReport& report,
+                                 const std::string& error) {
+        if (!args.has("report"))
+            return;
+        nlohmann::json file = resultFileHeader("kernelbench-import", in.argv);
+        nlohmann::json entries = nlohmann::json::array();
+        for (const auto& p : report.problems) {
+            // Result files name problems, not this machine's folders.
+            const std::filesystem::path source(p.source);
+            entries.push_back({{"source", source.parent_path().filename().string() + "/" +
+                                              source.filename().string()},
+                               {"converted", p.converted},
+                               {"task", p.task},
+                               {"reason", p.reason},
+                               {"notes", p.notes},
+                               {"max_error", p.maxError}});
+        }
+        file["torch"] = report.torchVersion;
+        file["device"] = options.device.empty() ? "cpu" : options.device;
+        file["verify_bench"] = options.verifyBench;
+        file["files"] = report.problems.size();
+        file["converted"] = report.converted();
+        if (!error.empty())
+            file["error"] = error;
+        file["problems"] = entries;
+        writeFileAtomically(args.value("report"), file.dump(2) + "\n");
+    };
+    kernelbench::ImportReport report;
+    try {
+        report = kernelbench::importKernelBench(paths, options, show);
+    } catch (const Error& e) {
+        kernelbench::ImportReport partial;
+        partial.problems = seen;
+        writeReport(partial, e.what());
+        throw;
+    }
+    writeReport(report, "");
     const int total = static_cast<int>(report.problems.size());
     const int converted = report.converted();
     nlohmann::json list = nlohmann::json::array();
@@ -438,28 +499,6 @@ int commandImport(const Invocation& in) {
                         {"reason", p.reason},
                         {"notes", p.notes},
                         {"max_error", p.maxError}});
-    if (args.has("report")) {
-        // Result files name problems, not this machine's folders.
-        nlohmann::json file = resultFileHeader("kernelbench-import", in.argv);
-        nlohmann::json entries = nlohmann::json::array();
-        for (auto entry : list) {
-            entry["source"] =
-                std::filesystem::path(entry["source"].get<std::string>())
-                    .parent_path()
-                    .filename()
-                    .string() +
-                "/" + std::filesystem::path(entry["source"].get<std::string>()).filename().string();
-            entry.erase("task_file");
-            entries.push_back(entry);
-        }
-        file["torch"] = report.torchVersion;
-        file["device"] = options.device.empty() ? "cpu" : options.device;
-        file["verify_bench"] = options.verifyBench;
-        file["files"] = total;
-        file["converted"] = converted;
-        file["problems"] = entries;
-        writeFileAtomically(args.value("report"), file.dump(2) + "\n");
-    }
     if (json) {
         std::cout << nlohmann::json{{"python", report.python},
                                     {"torch", report.torchVersion},

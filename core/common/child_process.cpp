@@ -519,8 +519,16 @@ ChildResult runChild(const ChildCommand& command, const ChildRunOptions& options
     std::size_t written = 0;
     if (input.empty())
         child.closeStdin();
+    auto lastLine = Clock::now();
+    std::function<void(const std::string&)> onStdoutLine = options.onStdoutLine;
+    if (options.idleTimeoutMs > 0)
+        onStdoutLine = [&](const std::string& line) {
+            lastLine = Clock::now();
+            if (options.onStdoutLine)
+                options.onStdoutLine(line);
+        };
     Capture out{&result.out, &result.outDropped, options.captureLimit,
-                LineSplitter(options.onStdoutLine, options.captureLimit), child.stdoutFd() >= 0};
+                LineSplitter(onStdoutLine, options.captureLimit), child.stdoutFd() >= 0};
     Capture err{&result.err, &result.errDropped, options.captureLimit,
                 LineSplitter(options.onStderrLine, options.captureLimit), child.stderrFd() >= 0};
     const bool limited = options.timeoutMs > 0;
@@ -528,6 +536,17 @@ ChildResult runChild(const ChildCommand& command, const ChildRunOptions& options
     bool timedOut = false;
     while (out.open || err.open || child.stdinFd() >= 0) {
         int waitMs = 1000;
+        if (options.idleTimeoutMs > 0) {
+            const auto quiet =
+                std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - lastLine)
+                    .count();
+            if (quiet >= options.idleTimeoutMs) {
+                timedOut = true;
+                result.silent = true;
+                break;
+            }
+            waitMs = static_cast<int>(std::min<long long>(options.idleTimeoutMs - quiet, waitMs));
+        }
         if (limited) {
             const auto left =
                 std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now())

@@ -142,6 +142,9 @@ struct ChildRunOptions {
     std::optional<std::string> input;
     // Past this the child's process group is killed; 0 or less: no limit.
     int timeoutMs = 0;
+    // Past this long without a line on stdout (from the start, or from the last line) the child's
+    // process group is killed too, and ChildResult::silent says so; 0 or less: no limit.
+    int idleTimeoutMs = 0;
     // Each line of stdout or stderr, without its newline, as it arrives; a last line without a
     // newline comes when the stream ends, and a line longer than captureLimit comes in pieces.
     std::function<void(const std::string&)> onStdoutLine;
@@ -159,6 +162,7 @@ struct ChildResult {
     std::string err;
     std::size_t outDropped = 0; // bytes past captureLimit
     std::size_t errDropped = 0;
+    bool silent = false; // killed for saying nothing on stdout for idleTimeoutMs
     bool ok() const { return exit.ok(); }
 };
 

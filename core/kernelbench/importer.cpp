@@ -9,7 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 #include <optional>
 
@@ -59,7 +62,43 @@ ImportedProblem problemFromJson(const nlohmann::json& j) {
     return p;
 }
 
+// Why the importer ended while it converted a problem, in words a user can act on.
+std::string lostProblemReason(const ChildResult& run, int problemTimeoutMs,
+                              std::int64_t memoryLimit) {
+    const std::string limit = std::to_string(memoryLimit >> 20) + " MiB";
+    std::string reason;
+    if (run.silent)
+        reason = "the conversion took longer than " + std::to_string(problemTimeoutMs / 1000) +
+                 " s and was stopped";
+    else if (run.exit.signal == SIGKILL)
+        reason = "the importer was killed (signal 9) while converting it: the machine ran out of "
+                 "memory, or something else ended it";
+    else
+        reason = "the importer " + run.exit.describe() + " while converting it";
+    // The last words of Python, when it left some: a MemoryError names the cap.
+    std::string last = run.err;
+    while (!last.empty() && (last.back() == '\n' || last.back() == '\r'))
+        last.pop_back();
+    const std::size_t cut = last.rfind('\n');
+    last = cut == std::string::npos ? last : last.substr(cut + 1);
+    if (last.find("MemoryError") != std::string::npos ||
+        last.find("Cannot allocate memory") != std::string::npos)
+        reason += " (it needed more than the importer's " + limit + " of memory)";
+    else if (!last.empty())
+        reason += ": " + last.substr(0, 300);
+    return reason;
+}
+
 } // namespace
+
+std::int64_t defaultImportMemoryLimit() {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long pageSize = sysconf(_SC_PAGE_SIZE);
+    const std::int64_t half =
+        pages > 0 && pageSize > 0 ? static_cast<std::int64_t>(pages) * pageSize / 2 : 0;
+    const std::int64_t most = std::int64_t(32) << 30;
+    return half > 0 ? std::min(half, most) : most;
+}
 
 ImportReport importKernelBench(const std::vector<std::string>& paths, const ImportOptions& options,
                                const std::function<void(const ImportedProblem&)>& onProblem) {
@@ -93,6 +132,9 @@ ImportReport importKernelBench(const std::vector<std::string>& paths, const Impo
     if (options.dryRun || options.verifyBench)
         scratch.emplace("dice-import");
     argv.insert(argv.end(), {"--write", scratch ? scratch->path() : options.outputDirectory});
+    const std::int64_t memoryLimit =
+        options.memoryLimitBytes > 0 ? options.memoryLimitBytes : defaultImportMemoryLimit();
+    argv.insert(argv.end(), {"--data-limit", std::to_string(memoryLimit)});
     if (options.device.rfind("cuda", 0) == 0)
         argv.push_back("--gpu");
     argv.insert(argv.end(),
@@ -121,12 +163,9 @@ ImportReport importKernelBench(const std::vector<std::string>& paths, const Impo
         argv.push_back("--level");
         argv.push_back(std::to_string(options.level));
     }
-    argv.insert(argv.end(), files.begin(), files.end());
-    const int timeout = options.timeoutMs > 0 ? options.timeoutMs
-                                              : 600000 + 120000 * static_cast<int>(files.size());
     std::string protocolError;
     ChildRunOptions runOptions;
-    runOptions.timeoutMs = timeout;
+    runOptions.idleTimeoutMs = options.problemTimeoutMs;
     // The reports come one per file, in the order the files were given: a problem file that
     // manages to print a report of its own breaks that order and the import fails.
     runOptions.onStdoutLine = [&](const std::string& line) {
@@ -152,20 +191,38 @@ ImportReport importKernelBench(const std::vector<std::string>& paths, const Impo
             protocolError = std::string("the importer printed an unreadable line: ") + e.what();
         }
     };
-    const ChildResult run = runChild({argv}, runOptions);
-    if (!run.exit.started())
-        throw Error("cannot run the KernelBench importer: " + run.exit.startError);
-    if (run.exit.timedOut)
-        throw Error("the KernelBench importer did not finish within " +
-                    std::to_string(timeout / 1000) + " s");
-    if (!protocolError.empty())
-        throw Error(protocolError);
-    // Status 1: some problems did not convert, which the report says one by one.
-    if (!run.exit.exited() || (run.exit.exitCode != 0 && run.exit.exitCode != 1)) {
+    // One importer for the files left: a problem that ends it costs that problem only.
+    while (report.problems.size() < files.size()) {
+        const std::size_t first = report.problems.size();
+        std::vector<std::string> command = argv;
+        command.insert(command.end(), files.begin() + static_cast<std::ptrdiff_t>(first),
+                       files.end());
+        const ChildResult run = runChild({command}, runOptions);
+        if (!run.exit.started())
+            throw Error("cannot run the KernelBench importer: " + run.exit.startError);
+        if (!protocolError.empty())
+            throw Error(protocolError);
         std::string tail = run.err;
         if (tail.size() > 2000)
             tail = tail.substr(tail.size() - 2000);
-        throw Error("the KernelBench importer failed (" + run.exit.describe() + "): " + tail);
+        const bool killed = run.exit.timedOut || run.exit.signal != 0;
+        if (report.problems.size() == files.size()) {
+            // Status 1: some problems did not convert, which the report says one by one.
+            if (!killed && run.exit.exitCode != 0 && run.exit.exitCode != 1)
+                throw Error("the KernelBench importer failed (" + run.exit.describe() +
+                            "): " + tail);
+            break;
+        }
+        // An importer that ends of itself before its first report is broken as a whole; one that
+        // is killed, or ends after some reports, was ended by the problem in hand.
+        if (!killed && report.problems.size() == first)
+            throw Error("the KernelBench importer failed (" + run.exit.describe() + "): " + tail);
+        ImportedProblem lost;
+        lost.source = files[report.problems.size()];
+        lost.reason = lostProblemReason(run, options.problemTimeoutMs, memoryLimit);
+        if (onProblem)
+            onProblem(lost);
+        report.problems.push_back(std::move(lost));
     }
     return report;
 }

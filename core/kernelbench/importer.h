@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -24,7 +25,12 @@ struct ImportOptions {
     bool verifyBench = false;
     std::string device; // "cuda", "cuda:1", ...; empty: the CPU
     std::string python; // empty: the first python3 with PyTorch
-    int timeoutMs = 0;  // 0: 10 minutes plus 2 minutes per problem file
+    // One problem may take this long (the first also starts Python and PyTorch); past it, it is
+    // reported as not converted and the rest go on in a fresh process.
+    int problemTimeoutMs = 10 * 60 * 1000;
+    // The importer's private memory (RLIMIT_DATA in its sandbox); 0: half the machine's memory,
+    // at most 32 GiB. A problem that needs more fails alone, with that said.
+    std::int64_t memoryLimitBytes = 0;
 };
 
 struct ImportedProblem {
@@ -46,7 +52,12 @@ struct ImportReport {
 
 // Folders are expanded to their *.py files (sorted). Throws Error when no python3 with PyTorch
 // can be found or the script fails as a whole; a problem that cannot be converted is listed with
-// its reason instead.
+// its reason instead. Every problem is reported: one that kills the importer (a signal, the
+// memory limit, the time limit) is listed with what happened, and the problems after it are
+// converted by a fresh importer.
+// Half the machine's memory, at most 32 GiB.
+std::int64_t defaultImportMemoryLimit();
+
 ImportReport importKernelBench(const std::vector<std::string>& paths, const ImportOptions& options,
                                const std::function<void(const ImportedProblem&)>& onProblem = {});
 

@@ -11,7 +11,7 @@ their children the same way.
 
 Usage, for the workbench's own C++ side (the importer):
   kernelbench_sandbox.py --sandbox-program PATH [--write DIR]... [--read PATH]... [--gpu]
-                         [--report-fd N] -- PROGRAM [ARGUMENT...]
+                         [--report-fd N] [--data-limit BYTES] -- PROGRAM [ARGUMENT...]
 """
 
 import glob
@@ -170,6 +170,7 @@ def main(argv):
     readable = []
     gpu = False
     report_fd = None
+    limits = {}
     rest = []
     i = 1
     while i < len(argv):
@@ -177,9 +178,16 @@ def main(argv):
         if arg == "--":
             rest = argv[i + 1:]
             break
-        if arg in ("--sandbox-program", "--write", "--read", "--report-fd") and i + 1 < len(argv):
+        if arg in ("--sandbox-program", "--write", "--read", "--report-fd",
+                   "--data-limit") and i + 1 < len(argv):
             value = argv[i + 1]
-            if arg == "--sandbox-program":
+            if arg == "--data-limit":
+                if not value.isdigit() or int(value) < (256 << 20):
+                    print("kernelbench_sandbox.py: --data-limit needs a number of bytes, at least "
+                          "256 MiB", file=sys.stderr)
+                    return 2
+                limits["data_bytes"] = int(value)
+            elif arg == "--sandbox-program":
                 program = value
             elif arg == "--write":
                 writable.append(os.path.abspath(value))
@@ -210,7 +218,7 @@ def main(argv):
         writable = [os.path.join(os.environ.get("TMPDIR", "/tmp"), "dice-sandbox-%d" % os.getpid())]
     # The workbench's own scripts (the importer among them) are read from beside this one.
     readable.append(os.path.dirname(os.path.abspath(__file__)))
-    line = command(launcher, policy(writable, readable, gpu), rest, report_fd)
+    line = command(launcher, policy(writable, readable, gpu, limits), rest, report_fd)
     os.execve(launcher, line, environment(writable[0]))
     return 127
 

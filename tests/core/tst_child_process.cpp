@@ -83,6 +83,27 @@ private Q_SLOTS:
         QCOMPARE(run.err, std::string("err\n"));
     }
 
+    // The idle limit counts from the last line: a child that keeps talking runs past it, one
+    // that falls silent is killed, and the result says which limit ended it.
+    void silenceKillsTheChild() {
+        dice::ChildRunOptions options;
+        options.idleTimeoutMs = 400;
+        int lines = 0;
+        options.onStdoutLine = [&lines](const std::string&) { ++lines; };
+        const auto talking = shell("for i in 1 2 3 4 5 6; do echo $i; sleep 0.15; done", options);
+        QVERIFY(talking.ok());
+        QVERIFY(!talking.silent);
+        QCOMPARE(lines, 6);
+
+        const auto start = std::chrono::steady_clock::now();
+        const auto quiet = shell("echo 1; echo 2; sleep 60", options);
+        QVERIFY(quiet.silent);
+        QVERIFY(quiet.exit.timedOut);
+        QCOMPARE(quiet.exit.signal, SIGKILL);
+        QCOMPARE(lines, 8);
+        QVERIFY(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+    }
+
     void timeoutKillsTheWholeGroup() {
         // The shell starts a grandchild that holds stdout open and would outlive it.
         pid_t grandchild = 0;

@@ -245,6 +245,50 @@ private Q_SLOTS:
                      .c_str());
     }
 
+    // A problem that kills the importer, or keeps it past the time limit, costs that problem
+    // only: it is reported with what happened and a fresh importer converts the rest, and the
+    // CLI writes its report.
+    void aProblemThatEndsTheImporterCostsOnlyItself() {
+        QTemporaryDir dir;
+        QVERIFY(QDir().mkpath(dir.filePath("level1")));
+        const std::string tail = "\nclass Model(nn.Module):\n    def forward(self, x):\n"
+                                 "        return torch.relu(x)\n\n"
+                                 "def get_inputs():\n    return [torch.rand(4, 8)]\n\n"
+                                 "def get_init_inputs():\n    return []\n";
+        const std::map<std::string, std::string> problems = {
+            {"1_Relu.py", ""},
+            {"2_Killed.py", "os.kill(os.getpid(), signal.SIGKILL)\n"},
+            {"3_Relu.py", ""},
+            {"4_Forever.py", "while True:\n    pass\n"},
+            {"5_Relu.py", ""}};
+        for (const auto& [name, mischief] : problems)
+            dice::writeFileAtomically(
+                dir.filePath("level1/" + QString::fromStdString(name)).toStdString(),
+                "import os\nimport signal\nimport torch\nimport torch.nn as nn\n" + mischief +
+                    tail);
+        const std::string report = dir.filePath("report.json").toStdString();
+        const auto run = runWithin({DICE_BIN_DIR "/dice", "import", "kernelbench", "--dry-run",
+                                    "--problem-timeout", "15", "--report", report,
+                                    dir.filePath("level1").toStdString()},
+                                   600 * 1000);
+        QVERIFY2(run.exit.started() && !run.exit.timedOut, run.err.c_str());
+        QCOMPARE(run.exit.exitCode, 1);
+        const auto file = nlohmann::json::parse(dice::readTextFile(report));
+        QCOMPARE(file["files"].get<int>(), 5);
+        QCOMPARE(file["converted"].get<int>(), 3);
+        std::map<std::string, std::string> reasons;
+        for (const auto& p : file["problems"])
+            reasons[p["source"].get<std::string>()] =
+                p["converted"].get<bool>() ? "" : p["reason"].get<std::string>();
+        QCOMPARE(reasons["level1/1_Relu.py"], std::string());
+        QCOMPARE(reasons["level1/3_Relu.py"], std::string());
+        QCOMPARE(reasons["level1/5_Relu.py"], std::string());
+        QVERIFY2(reasons["level1/2_Killed.py"].find("signal 9") != std::string::npos,
+                 reasons["level1/2_Killed.py"].c_str());
+        QVERIFY2(reasons["level1/4_Forever.py"].find("longer than 15 s") != std::string::npos,
+                 reasons["level1/4_Forever.py"].c_str());
+    }
+
     void unconvertibleProblemsSayWhy() {
         QTemporaryDir dir;
         const QString path = dir.filePath("level1/1_Branchy.py");
