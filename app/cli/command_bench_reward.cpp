@@ -33,6 +33,7 @@ const char* const kUsage =
     "  --chunk N             candidates per worker request (default 32)\n"
     "  --idle-timeout S      a kernel silent this long hangs (default 2)\n"
     "  --mode MODE           correctness (default) or timed\n"
+    "  --preset NAME         the tasks' sizes to judge at: bench (default) or small\n"
     "  --no-alone            skip the one-by-one check\n"
     "  --save-candidates F   write the candidates to F as a dice eval --batch file\n"
     "  --output FILE         write the result file (JSON) here\n\n"
@@ -77,6 +78,9 @@ int benchRewardKernelBench(const Invocation& in, const Arguments& args) {
         throw UsageError("--candidates must be from 1 to 4096, --build-threads from 1 to 256");
     options.service.evaluator.devices = {args.integer("device", 0)};
     options.service.reward.mode = parseJudgeMode(args.value("mode", "correctness"));
+    options.service.reward.preset = args.value("preset", "bench");
+    if (options.service.reward.preset != "bench" && options.service.reward.preset != "small")
+        throw UsageError("--preset must be bench or small");
 
     const nlohmann::json report =
         runAndWrite(in, args, "bench-reward-kernelbench", [&](const RewardBenchProgress& say) {
@@ -100,7 +104,7 @@ int benchReward(const Invocation& in) {
     const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
     const Arguments args(rest, {"help", "no-alone"},
                          {"candidates", "seed", "workers", "device", "compile-threads", "chunk",
-                          "idle-timeout", "mode", "output", "kernelbench", "problems",
+                          "idle-timeout", "mode", "preset", "output", "kernelbench", "problems",
                           "build-threads", "sequential-builds", "save-candidates"});
     if (!args.ok() || !args.positionals().empty()) {
         std::cerr << "dice bench reward: " << (args.ok() ? "" : args.error() + "\n") << kUsage;
