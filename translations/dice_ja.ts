@@ -237,6 +237,101 @@ committed at step %4 (block %5), confidence %6</source>
     </message>
 </context>
 <context>
+    <name>dice::EvaluationMessage</name>
+    <message>
+        <source>correctness</source>
+        <translation>正しさの検査</translation>
+    </message>
+    <message>
+        <source>small preset</source>
+        <translation>小さいプリセット</translation>
+    </message>
+    <message>
+        <source>%1 of %2 elements outside atol %3, rtol %4</source>
+        <translation>%2 要素中 %1 要素が atol %3、rtol %4 の範囲外</translation>
+    </message>
+    <message>
+        <source>output %1: </source>
+        <translation>出力 %1: </translation>
+    </message>
+    <message>
+        <source> (%1 are NaN: elements never written hold the poison)</source>
+        <translation>（%1 要素が NaN: 書き込まれなかった要素は毒値のまま）</translation>
+    </message>
+    <message>
+        <source>a kernel wrote outside its tensors</source>
+        <translation>カーネルがテンソルの外に書き込んだ</translation>
+    </message>
+    <message>
+        <source>the candidate changed its inputs</source>
+        <translation>候補が入力を書き換えた</translation>
+    </message>
+    <message>
+        <source>the output changes with the previous content of memory</source>
+        <translation>出力がメモリの以前の内容によって変わる</translation>
+    </message>
+    <message>
+        <source>correct</source>
+        <translation>正しい</translation>
+    </message>
+    <message>
+        <source>computes with PyTorch operators instead of its kernels</source>
+        <translation>自分のカーネルではなく PyTorch の演算子で計算している</translation>
+    </message>
+    <message>
+        <source>cancelled before it ran</source>
+        <translation>実行前に取り消された</translation>
+    </message>
+    <message>
+        <source>compiled, not run (compile only): a dry run on meta tensors found outputs of the reference&apos;s shapes and dtypes</source>
+        <translation>コンパイル済み、未実行（コンパイルのみ）: meta テンソルでの試行で、参照と同じ形状と dtype の出力を確認</translation>
+    </message>
+    <message>
+        <source>correct; %1 ms against the reference&apos;s %2 ms (%3x)</source>
+        <translation>正しい; %1 ms（参照は %2 ms、%3 倍）</translation>
+    </message>
+    <message>
+        <source>%1 trial %2: %3</source>
+        <translation>%1の試行 %2: %3</translation>
+    </message>
+    <message>
+        <source>%1 trial %2</source>
+        <translation>%1の試行 %2</translation>
+    </message>
+    <message>
+        <source>the reference</source>
+        <translation>参照</translation>
+    </message>
+    <message>
+        <source>the kernel faulted during %1: %2</source>
+        <translation>%1 の間にカーネルが異常終了: %2</translation>
+    </message>
+    <message>
+        <source>the kernel faulted: %1</source>
+        <translation>カーネルが異常終了: %1</translation>
+    </message>
+    <message>
+        <source>the host code failed: %1</source>
+        <translation>ホストコードが失敗: %1</translation>
+    </message>
+    <message>
+        <source>the evaluation failed: %1</source>
+        <translation>評価が失敗: %1</translation>
+    </message>
+    <message>
+        <source>no progress during &quot;%1&quot;: %2</source>
+        <translation>「%1」の間に進捗なし: %2</translation>
+    </message>
+    <message>
+        <source>the worker died during &quot;%1&quot;: %2</source>
+        <translation>「%1」の間にワーカーが終了: %2</translation>
+    </message>
+    <message>
+        <source>compiled, not run: %1 (a dry run on meta tensors found outputs of the reference&apos;s shapes and dtypes)</source>
+        <translation>コンパイル済み、未実行: %1（meta テンソルでの試行で、参照と同じ形状と dtype の出力を確認）</translation>
+    </message>
+</context>
+<context>
     <name>dice::EvaluationView</name>
     <message>
         <source>Correct, %1× the speed of the PyTorch reference.</source>

@@ -3,6 +3,7 @@
 #include "widgets/shell/language.h"
 #include "widgets/shell/main_window.h"
 #include "widgets/shell/system_status.h"
+#include "widgets/state/evaluation_message_text.h"
 #include "widgets/state/workbench_state.h"
 
 #include <QFile>
@@ -38,6 +39,55 @@ private Q_SLOTS:
         QTRY_COMPARE(window.areas()->tabText(0), QStringLiteral("Generate"));
         QVERIFY(window.systemStatus()->summary().contains("No model loaded"));
         QVERIFY(!language.apply("xx"));
+    }
+
+    // The evaluator's messages as the evaluator writes them: in English unchanged, in Japanese
+    // with their figures kept and quoted outside text (a CUDA error) left as it came.
+    void evaluatorMessagesAreTranslated() {
+        const std::vector<std::string> messages = {
+            "correct",
+            "correct; 0.125 ms against the reference's 0.500 ms (4.00x)",
+            "correctness trial 1: 5 of 4096 elements outside atol 0.010000, rtol 0.010000 (3 are "
+            "NaN: elements never written hold the poison)",
+            "small preset trial 2: output 1: 7 of 16 elements outside atol 0.001000, rtol "
+            "0.001000",
+            "correctness trial 1: a kernel wrote outside its tensors",
+            "the kernel faulted during correctness trial 1: CUDA_ERROR_ILLEGAL_ADDRESS: an "
+            "illegal memory access was encountered",
+            "the host code failed: shape mismatch",
+            "no progress during \"correctness\": no reply within 2000 ms",
+            "compiled, not run: no GPU (a dry run on meta tensors found outputs of the "
+            "reference's shapes and dtypes)",
+            "a message of a form the interface does not know"};
+        dice::Language language;
+        QVERIFY(language.apply("en"));
+        for (const auto& m : messages)
+            QCOMPARE(dice::evaluationMessageText(m), QString::fromStdString(m));
+        QVERIFY(language.apply("ja"));
+        QCOMPARE(dice::evaluationMessageText(messages[0]), QStringLiteral("正しい"));
+        QCOMPARE(dice::evaluationMessageText(messages[1]),
+                 QStringLiteral("正しい; 0.125 ms（参照は 0.500 ms、4.00 倍）"));
+        QCOMPARE(dice::evaluationMessageText(messages[2]),
+                 QStringLiteral(
+                     "正しさの検査の試行 1: 4096 要素中 5 要素が atol 0.010000、rtol "
+                     "0.010000 の範囲外（3 要素が NaN: 書き込まれなかった要素は毒値のまま）"));
+        QCOMPARE(dice::evaluationMessageText(messages[3]),
+                 QStringLiteral("小さいプリセットの試行 2: 出力 1: 16 要素中 7 要素が atol "
+                                "0.001000、rtol 0.001000 の範囲外"));
+        QCOMPARE(dice::evaluationMessageText(messages[4]),
+                 QStringLiteral("正しさの検査の試行 1: カーネルがテンソルの外に書き込んだ"));
+        QCOMPARE(dice::evaluationMessageText(messages[5]),
+                 QStringLiteral("正しさの検査の試行 1 の間にカーネルが異常終了: "
+                                "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was "
+                                "encountered"));
+        QCOMPARE(dice::evaluationMessageText(messages[6]),
+                 QStringLiteral("ホストコードが失敗: shape mismatch"));
+        QCOMPARE(
+            dice::evaluationMessageText(messages[8]),
+            QStringLiteral("コンパイル済み、未実行: no GPU（meta テンソルでの試行で、参照と同じ"
+                           "形状と dtype の出力を確認）"));
+        QCOMPARE(dice::evaluationMessageText(messages[9]), QString::fromStdString(messages[9]));
+        QVERIFY(language.apply("en"));
     }
 
     void localeChoosesALanguage() {

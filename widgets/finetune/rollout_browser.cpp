@@ -9,6 +9,7 @@
 #include "widgets/finetune/rollout_model.h"
 #include "widgets/finetune/run_watcher.h"
 #include "widgets/generate/denoising_canvas.h"
+#include "widgets/state/evaluation_message_text.h"
 #include "widgets/state/model_runner.h"
 #include "widgets/state/verdict_text.h"
 #include "widgets/state/workbench_state.h"
@@ -347,7 +348,7 @@ void RolloutBrowser::openRow(int row) {
     m_prompt->setPlainText(runjson::text(*r, "prompt"));
     m_answer->setPlainText(runjson::text(*r, "answer"));
     m_candidate->setPlainText(runjson::text(*r, "candidate"));
-    m_message->setPlainText(runjson::text(*r, "message"));
+    m_message->setPlainText(evaluationMessageText(runjson::text(*r, "message").toStdString()));
     const auto [best, worst] = m_model->bestAndWorst(m_opened);
     showSource(0, best >= 0 ? &m_model->rollout(best) : nullptr);
     showSource(1, worst >= 0 ? &m_model->rollout(worst) : nullptr);

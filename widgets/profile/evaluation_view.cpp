@@ -2,6 +2,7 @@
 #include "widgets/profile/evaluation_view.h"
 
 #include "widgets/plots/plot_legend.h"
+#include "widgets/state/evaluation_message_text.h"
 #include "widgets/state/verdict_text.h"
 
 #include "widgets/profile/trial_model.h"
@@ -171,7 +172,7 @@ void EvaluationView::refresh() {
     const EvaluationResult& r = *m_result;
     QString text = QStringLiteral("<b>%1</b>").arg(verdictSentence(r).toHtmlEscaped());
     if (!r.message.empty())
-        text += QStringLiteral("<br>") + QString::fromStdString(r.message).toHtmlEscaped();
+        text += QStringLiteral("<br>") + evaluationMessageText(r.message).toHtmlEscaped();
     text += QStringLiteral("<br>") + workerSentence(r.workerState).toHtmlEscaped();
     if (!r.device.empty())
         text += QStringLiteral(" ") +

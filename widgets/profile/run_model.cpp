@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/profile/run_model.h"
 
+#include "widgets/state/evaluation_message_text.h"
+
 #include <QFont>
 
 #include <algorithm>
@@ -28,7 +30,7 @@ RunModel::Row RunModel::rowOf(const RunRecord& run) {
         const EvaluationResult result = evaluationFromJson(run.result);
         if (result.candidateTime)
             row.medianMs = result.candidateTime->medianMs;
-        row.message = QString::fromStdString(result.message);
+        row.message = evaluationMessageText(result.message);
     } catch (const std::exception&) {
         // A record whose result cannot be read still shows what the store's columns hold.
     }
