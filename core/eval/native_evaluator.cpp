@@ -421,10 +421,23 @@ std::size_t NativeEvaluator::evaluateBatch(const std::vector<BatchItem>& items, 
     std::condition_variable readyChanged;
     std::atomic<std::size_t> next{0};
     std::atomic<bool> stop{false};
+    // How far the compilers may run ahead of the GPU: enough that the GPU never waits for a
+    // compile while they keep pace, few enough that a fault, which ends this process, throws
+    // away little compiled work (the owner sends the rest to a fresh worker, which compiles it
+    // again).
+    const std::size_t lookahead = 2 * static_cast<std::size_t>(std::max(1, compileThreads));
+    std::size_t onGpu = 0;
+    std::condition_variable gpuMoved;
     const auto compileAhead = [&] {
         for (;;) {
             const std::size_t i = next++;
             if (i >= items.size() || stop)
+                return;
+            {
+                std::unique_lock<std::mutex> lock(mutex);
+                gpuMoved.wait(lock, [&] { return stop || i < onGpu + lookahead; });
+            }
+            if (stop)
                 return;
             const BatchItem& item = items[i];
             Slot& slot = slots[i];
@@ -449,6 +462,12 @@ std::size_t NativeEvaluator::evaluateBatch(const std::vector<BatchItem>& items, 
     for (std::size_t i = 0; i < items.size(); ++i) {
         Slot& slot = slots[i];
         {
+            std::lock_guard<std::mutex> lock(mutex);
+            onGpu = i;
+        }
+        // Before waiting: the compiler of this very item may be waiting for the GPU to move.
+        gpuMoved.notify_all();
+        {
             std::unique_lock<std::mutex> lock(mutex);
             readyChanged.wait(lock, [&] { return slot.ready; });
         }
@@ -463,7 +482,11 @@ std::size_t NativeEvaluator::evaluateBatch(const std::vector<BatchItem>& items, 
         if (m_impl->lost)
             break;
     }
-    stop = true;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        stop = true;
+    }
+    gpuMoved.notify_all();
     for (auto& t : compilers)
         t.join();
     return evaluated;
