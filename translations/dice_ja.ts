@@ -150,6 +150,53 @@
     </message>
 </context>
 <context>
+    <name>dice::CompareView</name>
+    <message>
+        <source>Source</source>
+        <translation>ソース</translation>
+    </message>
+    <message>
+        <source>PTX</source>
+        <translation>PTX</translation>
+    </message>
+    <message>
+        <source>Resources</source>
+        <translation>資源</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>カーネル</translation>
+    </message>
+    <message>
+        <source>Registers</source>
+        <translation>レジスタ</translation>
+    </message>
+    <message>
+        <source>Shared bytes</source>
+        <translation>共有メモリ（バイト）</translation>
+    </message>
+    <message>
+        <source>Stack bytes</source>
+        <translation>スタック（バイト）</translation>
+    </message>
+    <message>
+        <source>Spill bytes</source>
+        <translation>スピル（バイト）</translation>
+    </message>
+    <message>
+        <source>Pin a run of this task in History as its baseline to compare the editor&apos;s candidate with it.</source>
+        <translation>履歴でこのタスクの実行をベースラインに固定すると、エディタの候補と比較できます。</translation>
+    </message>
+    <message>
+        <source>Compile the editor&apos;s candidate to compare it.</source>
+        <translation>比較するには、エディタの候補をコンパイルしてください。</translation>
+    </message>
+    <message>
+        <source>Against %1: source %2 lines removed, %3 added; PTX %4 removed, %5 added.</source>
+        <translation>%1 と比較: ソースは %2 行削除、%3 行追加; PTX は %4 行削除、%5 行追加。</translation>
+    </message>
+</context>
+<context>
     <name>dice::DecodePlots</name>
     <message>
         <source>Committed per step</source>
@@ -1616,6 +1663,14 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>Each source line and the instructions made from it in one colour</source>
         <translation>ソースの各行とそこから生成された命令を同じ色で示します</translation>
+    </message>
+    <message>
+        <source>Compare with baseline</source>
+        <translation>ベースラインと比較</translation>
+    </message>
+    <message>
+        <source>run #%1</source>
+        <translation>実行 #%1</translation>
     </message>
 </context>
 <context>

@@ -6,6 +6,7 @@
 #include "core/tasks/task.h"
 #include "widgets/editor/code_editor.h"
 #include "widgets/editor/ptx_lexer.h"
+#include "widgets/profile/compare_view.h"
 #include "widgets/profile/evaluation_view.h"
 #include "widgets/profile/profile_area.h"
 #include "widgets/profile/run_history.h"
@@ -350,6 +351,68 @@ private Q_SLOTS:
     // Without a GPU the worker compiles and inspects the candidate and says it was not run; with
     // one it runs it. Either way the run lands in the history, where it can be pinned as the
     // baseline that the next evaluation is compared with.
+    // The editor's candidate against the task's pinned baseline: source and PTX diffs and each
+    // kernel's resources in both, compiled with the same target; a new pin recompares.
+    void compareWithTheBaseline() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        QTemporaryDir dir;
+        const QString storePath = dir.filePath("runs.sqlite3");
+        dice::WorkbenchState state({DICE_BIN_DIR "/dice-evald", storePath});
+        state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
+        state.setCurrentTask("relu");
+        const std::string baseline =
+            dice::readTextFile(DICE_SOURCE_DIR "/resources/solutions/relu.dice");
+        dice::EvaluationResult result;
+        result.task = "relu";
+        const std::int64_t id = state.runStore()->add(
+            dice::RunStore::recordOf(result, baseline, nlohmann::json::object(), ""));
+        dice::ProfileArea area(&state);
+        dice::CompareView* compare = area.compareView();
+        QVERIFY(!compare->hasBaseline());
+        QVERIFY(!compare->summary().isEmpty());
+        state.runStore()->pinBaseline(id);
+        state.reloadBaseline();
+
+        // The same kernel with one line added.
+        std::string edited = baseline;
+        const std::size_t at = edited.find("return v < 0.0f");
+        QVERIFY(at != std::string::npos);
+        edited.insert(edited.rfind('\n', at) + 1, "    // clamps below at zero\n");
+        area.setSource(QString::fromStdString(edited));
+        QSignalSpy compiled(&area, &dice::ProfileArea::compiled);
+        area.compileNow();
+        QTRY_VERIFY_WITH_TIMEOUT(compiled.count() >= 1 && compare->hasBaseline() &&
+                                     !compare->sourceDiff().empty(),
+                                 60000);
+        int removed = 0;
+        int added = 0;
+        for (const auto& line : compare->sourceDiff()) {
+            removed += line.kind == dice::DiffLine::Kind::Removed ? 1 : 0;
+            added += line.kind == dice::DiffLine::Kind::Added ? 1 : 0;
+        }
+        QCOMPARE(removed, 0);
+        QCOMPARE(added, 1);
+        QVERIFY(compare->summary().contains(QStringLiteral("run #%1").arg(id)));
+        QVERIFY(!compare->ptxDiff().empty());
+        QVERIFY(compare->resourcesTable()->rowCount() >= 1);
+        QVERIFY(!compare->resourcesTable()->item(0, 1)->text().isEmpty());
+
+        // Another candidate pinned: the comparison follows it.
+        const std::string other =
+            dice::readTextFile(DICE_SOURCE_DIR "/resources/solutions/gelu.dice");
+        const std::int64_t second = state.runStore()->add(
+            dice::RunStore::recordOf(result, other, nlohmann::json::object(), ""));
+        state.runStore()->pinBaseline(second);
+        state.reloadBaseline();
+        QTRY_VERIFY_WITH_TIMEOUT(compare->summary().contains(QStringLiteral("run #%1").arg(second)),
+                                 60000);
+        int changed = 0;
+        for (const auto& line : compare->sourceDiff())
+            changed += line.kind == dice::DiffLine::Kind::Same ? 0 : 1;
+        QVERIFY(changed > 2);
+    }
+
     void evaluationHistoryAndBaseline() {
         QTemporaryDir dir;
         const QString storePath = dir.filePath("runs.sqlite3");

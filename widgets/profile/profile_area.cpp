@@ -12,6 +12,7 @@
 #include "widgets/editor/code_editor.h"
 #include "widgets/editor/find_bar.h"
 #include "widgets/plots/plot_legend.h"
+#include "widgets/profile/compare_view.h"
 #include "widgets/profile/diagnostic_model.h"
 #include "widgets/profile/evaluation_view.h"
 #include "widgets/profile/run_history.h"
@@ -191,6 +192,8 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     m_tabs->addTab(resourcesPage, QString());
     m_tabs->addTab(m_evaluationView, QString());
     m_tabs->addTab(m_history, QString());
+    m_compare = new CompareView(m_tabs);
+    m_tabs->addTab(m_compare, QString());
 
     auto* editorColumn = new QWidget(this);
     auto* editorLayout = new QVBoxLayout(editorColumn);
@@ -319,6 +322,7 @@ void ProfileArea::retranslate() {
     m_tabs->setTabText(ResourcesTab, tr("Resources and occupancy"));
     m_tabs->setTabText(EvaluationTab, tr("Evaluation"));
     m_tabs->setTabText(HistoryTab, tr("History"));
+    m_tabs->setTabText(CompareTab, tr("Compare with baseline"));
     m_diagnosticModel->retranslate();
     m_resources->setHorizontalHeaderLabels(
         {tr("Kernel"), tr("Registers"), tr("Shared memory"), tr("Stack frame"), tr("Spill stores"),
@@ -394,20 +398,46 @@ void ProfileArea::compileNow() {
     m_debounce->stop();
     if (!compilerOptionsValid())
         return;
+    m_compiledOptions = m_compilerOptions->text();
+    const QString text = m_editor->text();
+    m_compiledName = compiledFileName();
+    m_compiledText = text;
+    m_status->setText(tr("Compiling for %1…").arg(m_arch->currentText()));
+    CompileJob* job = m_state->compileService()->compile(text, m_compiledName, compileOptions());
+    connect(job, &CompileJob::finished, this, &ProfileArea::showResult);
+    compileBaseline();
+}
+
+CompileOptions ProfileArea::compileOptions() const {
     CompileOptions options;
     options.architecture = m_arch->currentText().toStdString();
     options.lineInfo = true;
-    m_compiledOptions = m_compilerOptions->text();
-    applyCompilerOptions(options, m_compiledOptions.toStdString());
-    const QString text = m_editor->text();
-    m_compiledName = compiledFileName();
-    m_status->setText(tr("Compiling for %1…").arg(m_arch->currentText()));
-    CompileJob* job = m_state->compileService()->compile(text, m_compiledName, options);
-    connect(job, &CompileJob::finished, this, &ProfileArea::showResult);
+    applyCompilerOptions(options, m_compilerOptions->text().toStdString());
+    return options;
+}
+
+void ProfileArea::compileBaseline() {
+    const int generation = ++m_baselineCompiles;
+    const auto& run = m_state->baseline();
+    if (!run) {
+        m_compare->clearBaseline();
+        return;
+    }
+    const QString source = QString::fromStdString(run->source);
+    const QString label = tr("run #%1").arg(run->id);
+    // Under the editor's file name, so that the PTX's file directives do not differ.
+    CompileJob* job = m_state->compileService()->compileBeside(
+        source, m_compiledName.isEmpty() ? compiledFileName() : m_compiledName, compileOptions());
+    connect(job, &CompileJob::finished, this,
+            [this, generation, source, label](const CompileResult& result) {
+                if (generation == m_baselineCompiles)
+                    m_compare->setBaseline(label, source, result);
+            });
 }
 
 void ProfileArea::showResult(const CompileResult& result) {
     m_last = result;
+    m_compare->setCurrent(m_compiledText, result);
     m_haveResult = true;
     m_editor->clearDiagnostics();
     for (const auto& d : result.diagnostics)
@@ -637,6 +667,8 @@ void ProfileArea::evaluateNow() {
 }
 
 void ProfileArea::loadBaseline() {
+    if (compilerOptionsValid())
+        compileBaseline();
     if (const auto& run = m_state->baseline()) {
         try {
             m_evaluationView->setBaseline(evaluationFromJson(run->result), run->id);

@@ -27,6 +27,7 @@ namespace dice {
 
 class CodeEditor;
 class DiagnosticModel;
+class CompareView;
 class EvaluationView;
 class FindBar;
 class RunHistory;
@@ -42,7 +43,15 @@ struct RunRecord;
 class ProfileArea : public QWidget {
     Q_OBJECT
 public:
-    enum Tab { DiagnosticsTab, PtxTab, SassTab, ResourcesTab, EvaluationTab, HistoryTab };
+    enum Tab {
+        DiagnosticsTab,
+        PtxTab,
+        SassTab,
+        ResourcesTab,
+        EvaluationTab,
+        HistoryTab,
+        CompareTab
+    };
 
     explicit ProfileArea(WorkbenchState* state, QWidget* parent = nullptr);
 
@@ -54,6 +63,7 @@ public:
     QTreeView* diagnosticsList() const { return m_diagnostics; }
     EvaluationView* evaluationView() const { return m_evaluationView; }
     RunHistory* history() const { return m_history; }
+    CompareView* compareView() const { return m_compare; }
     QCustomPlot* occupancyPlot() const { return m_occupancy; }
     QTabWidget* tabs() const { return m_tabs; }
     const CompileResult& lastResult() const { return m_last; }
@@ -104,6 +114,10 @@ private:
     void runDisassembler();
     void showSass(const QString& tool, const QString& error, const SassText& text);
     void loadBaseline();
+    // The options the editor's candidate is compiled with.
+    CompileOptions compileOptions() const;
+    // Compiles the baseline's candidate as the editor's is compiled, for Compare.
+    void compileBaseline();
     void openRun(const RunRecord& run);
     QString compiledFileName() const;
 
@@ -131,6 +145,9 @@ private:
     QLabel* m_occupancyNote;
     EvaluationView* m_evaluationView;
     RunHistory* m_history;
+    CompareView* m_compare;
+    int m_baselineCompiles = 0;
+    QString m_compiledText;
     QTimer* m_debounce;
     QLabel* m_archLabel;
     QLabel* m_compilerOptionsLabel;

@@ -44,19 +44,30 @@ CompileService::CompileService(QObject* parent)
     : QObject(parent)
     , m_compiler(std::make_shared<NvrtcCompiler>())
     , m_thread(new OwnerThread(QStringLiteral("compile"), this))
+    , m_beside(new OwnerThread(QStringLiteral("compile beside"), this))
     , m_disassembler(new OwnerThread(QStringLiteral("disassemble"), this)) {}
 
 CompileService::~CompileService() = default;
 
 CompileJob* CompileService::compile(const QString& source, const QString& fileName,
                                     const CompileOptions& options) {
+    return post(m_thread, source, fileName, options);
+}
+
+CompileJob* CompileService::compileBeside(const QString& source, const QString& fileName,
+                                          const CompileOptions& options) {
+    return post(m_beside, source, fileName, options);
+}
+
+CompileJob* CompileService::post(OwnerThread* thread, const QString& source,
+                                 const QString& fileName, const CompileOptions& options) {
     auto* job = new CompileJob;
-    m_thread->post(job, QStringLiteral("compile"), OwnerThread::InFlight::Dropped,
-                   [job, compiler = m_compiler, text = source.toStdString(),
-                    name = fileName.toStdString(), options](const OwnerThread::Context& context) {
-                       CompileResult result = compileFile(*compiler, text, name, options);
-                       context.deliver([job, result] { Q_EMIT job->finished(result); });
-                   });
+    thread->post(job, QStringLiteral("compile"), OwnerThread::InFlight::Dropped,
+                 [job, compiler = m_compiler, text = source.toStdString(),
+                  name = fileName.toStdString(), options](const OwnerThread::Context& context) {
+                     CompileResult result = compileFile(*compiler, text, name, options);
+                     context.deliver([job, result] { Q_EMIT job->finished(result); });
+                 });
     return job;
 }
 

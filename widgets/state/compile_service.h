@@ -49,15 +49,23 @@ public:
     // A file named .dice is a candidate: its device part is compiled and its host part checked.
     CompileJob* compile(const QString& source, const QString& fileName,
                         const CompileOptions& options);
+    // The same on a second line of requests, which neither supersedes compile()'s nor is
+    // superseded by them: for the candidate the editor's is compared with.
+    CompileJob* compileBeside(const QString& source, const QString& fileName,
+                              const CompileOptions& options);
     // Runs the CUDA toolkit's disassembler on a thread of its own, so a slow one never holds
     // up the next compile; sourceFile and source label the listing with the compiled lines.
     DisassemblyJob* disassemble(const std::string& cubin, const QString& sourceFile,
                                 const QString& source);
-    bool busy() const { return m_thread->busy() || m_disassembler->busy(); }
+    bool busy() const { return m_thread->busy() || m_beside->busy() || m_disassembler->busy(); }
 
 private:
+    CompileJob* post(OwnerThread* thread, const QString& source, const QString& fileName,
+                     const CompileOptions& options);
+
     std::shared_ptr<NvrtcCompiler> m_compiler;
     OwnerThread* m_thread;
+    OwnerThread* m_beside;
     OwnerThread* m_disassembler;
 };
 
