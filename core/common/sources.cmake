@@ -4,7 +4,6 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     common/file_util.cpp
     common/json_depth.cpp
     common/large_stack.cpp
-    common/line_diff.cpp
     common/number_format.cpp
     common/statistics.cpp
     common/utf8.cpp

@@ -23,19 +23,49 @@ std::vector<std::string> splitLines(const std::string& text) {
     return lines;
 }
 
+// Every line of `a` removed and then every line of `b` added, keeping the lines the two share at
+// both ends.
+std::vector<DiffLine> replaceMiddle(const std::vector<std::string>& a,
+                                    const std::vector<std::string>& b) {
+    const std::size_t n = a.size();
+    const std::size_t m = b.size();
+    std::size_t head = 0;
+    while (head < n && head < m && a[head] == b[head])
+        ++head;
+    std::size_t tail = 0;
+    while (tail < n - head && tail < m - head && a[n - 1 - tail] == b[m - 1 - tail])
+        ++tail;
+    std::vector<DiffLine> out;
+    for (std::size_t i = 0; i < head; ++i)
+        out.push_back(
+            {DiffLine::Kind::Same, a[i], static_cast<int>(i + 1), static_cast<int>(i + 1)});
+    for (std::size_t i = head; i < n - tail; ++i)
+        out.push_back({DiffLine::Kind::Removed, a[i], static_cast<int>(i + 1), 0});
+    for (std::size_t j = head; j < m - tail; ++j)
+        out.push_back({DiffLine::Kind::Added, b[j], 0, static_cast<int>(j + 1)});
+    for (std::size_t i = tail; i > 0; --i)
+        out.push_back({DiffLine::Kind::Same, a[n - i], static_cast<int>(n - i + 1),
+                       static_cast<int>(m - i + 1)});
+    return out;
+}
+
 } // namespace
 
-std::vector<DiffLine> diffLines(const std::string& before, const std::string& after) {
+std::vector<DiffLine> diffLines(const std::string& before, const std::string& after, int maxEdits) {
     const auto a = splitLines(before);
     const auto b = splitLines(after);
     const int n = static_cast<int>(a.size());
     const int m = static_cast<int>(b.size());
     const int max = n + m;
     const int offset = max + 1;
+    // Each round of the search keeps a copy of v for the walk back.
+    const long long perRound = 2LL * max + 3;
+    const int bound =
+        maxEdits > 0 ? maxEdits : static_cast<int>(std::max(64LL, (16LL << 20) / perRound));
     std::vector<int> v(2 * static_cast<std::size_t>(max) + 3, 0);
     std::vector<std::vector<int>> trace;
     int found = -1;
-    for (int d = 0; d <= max && found < 0; ++d) {
+    for (int d = 0; d <= std::min(max, bound) && found < 0; ++d) {
         trace.push_back(v);
         for (int k = -d; k <= d; k += 2) {
             int x;
@@ -55,6 +85,8 @@ std::vector<DiffLine> diffLines(const std::string& before, const std::string& af
             }
         }
     }
+    if (found < 0)
+        return replaceMiddle(a, b);
     // Walk the trace backwards to recover the edit script.
     std::vector<DiffLine> out;
     int x = n;

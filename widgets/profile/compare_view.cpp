@@ -150,10 +150,8 @@ void CompareView::refresh() {
         m_ptx->clear();
         return;
     }
-    m_sourceDiff = diffLines(splitLines(m_baseline->source.toStdString()),
-                             splitLines(m_current->source.toStdString()));
-    m_ptxDiff =
-        diffLines(splitLines(m_baseline->compiled.ptx), splitLines(m_current->compiled.ptx));
+    m_sourceDiff = diffLines(m_baseline->source.toStdString(), m_current->source.toStdString());
+    m_ptxDiff = diffLines(m_baseline->compiled.ptx, m_current->compiled.ptx);
     showDiff(m_source, m_sourceDiff);
     showDiff(m_ptx, m_ptxDiff);
 

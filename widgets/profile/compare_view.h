@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
-#include "core/common/line_diff.h"
 #include "core/cuda/compile_types.h"
+#include "core/infill/text_diff.h"
 
 #include <QWidget>
 

@@ -3,10 +3,11 @@
 // are as short as `diff --minimal`'s.
 #include "core/common/child_process.h"
 #include "core/common/file_util.h"
-#include "core/common/line_diff.h"
+#include "core/infill/text_diff.h"
 
 #include <QtTest>
 
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,8 @@ namespace {
 int gnuDiffEdits(const std::string& a, const std::string& b) {
     const auto run = runChild({{"diff", "--minimal", "-U0", a, b}});
     int edits = 0;
-    for (const auto& line : splitLines(run.out))
+    std::istringstream lines(run.out);
+    for (std::string line; std::getline(lines, line);)
         if ((line.rfind("-", 0) == 0 && line.rfind("---", 0) != 0) ||
             (line.rfind("+", 0) == 0 && line.rfind("+++", 0) != 0))
             ++edits;
@@ -27,16 +29,9 @@ int gnuDiffEdits(const std::string& a, const std::string& b) {
 
 } // namespace
 
-class TestLineDiff : public QObject {
+class TestTextDiff : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void splitsLikeAnEditor() {
-        QCOMPARE(splitLines(""), std::vector<std::string>{});
-        QCOMPARE(splitLines("a"), std::vector<std::string>{"a"});
-        QCOMPARE(splitLines("a\n"), std::vector<std::string>{"a"});
-        QCOMPARE(splitLines("a\r\n\nb"), (std::vector<std::string>{"a", "", "b"}));
-    }
-
     void scriptsRebuildBothTextsAndAreShortest_data() {
         QTest::addColumn<QString>("before");
         QTest::addColumn<QString>("after");
@@ -53,32 +48,38 @@ private Q_SLOTS:
     void scriptsRebuildBothTextsAndAreShortest() {
         QFETCH(QString, before);
         QFETCH(QString, after);
-        const auto a = splitLines(readTextFile(before.toStdString()));
-        const auto b = splitLines(readTextFile(after.toStdString()));
-        const auto script = diffLines(a, b);
+        const std::string textA = readTextFile(before.toStdString());
+        const std::string textB = readTextFile(after.toStdString());
+        const auto script = diffLines(textA, textB);
         std::vector<std::string> rebuiltA;
         std::vector<std::string> rebuiltB;
         int edits = 0;
         for (const auto& line : script) {
             if (line.kind != DiffLine::Kind::Added) {
-                QCOMPARE(line.before, static_cast<int>(rebuiltA.size()) + 1);
+                QCOMPARE(line.oldLine, static_cast<int>(rebuiltA.size()) + 1);
                 rebuiltA.push_back(line.text);
             }
             if (line.kind != DiffLine::Kind::Removed) {
-                QCOMPARE(line.after, static_cast<int>(rebuiltB.size()) + 1);
+                QCOMPARE(line.newLine, static_cast<int>(rebuiltB.size()) + 1);
                 rebuiltB.push_back(line.text);
             }
             edits += line.kind == DiffLine::Kind::Same ? 0 : 1;
         }
-        QCOMPARE(rebuiltA, a);
-        QCOMPARE(rebuiltB, b);
+        const auto join = [](const std::vector<std::string>& lines) {
+            std::string text;
+            for (const auto& l : lines)
+                text += l + "\n";
+            return text;
+        };
+        QCOMPARE(join(rebuiltA), textA);
+        QCOMPARE(join(rebuiltB), textB);
         QCOMPARE(edits, gnuDiffEdits(before.toStdString(), after.toStdString()));
     }
 
     // Past the edit bound the differing middle is replaced whole; the shared ends stay shared.
     void boundedEditsReplaceTheMiddle() {
-        const std::vector<std::string> a = {"head", "x1", "y1", "x2", "tail"};
-        const std::vector<std::string> b = {"head", "y1", "x9", "tail"};
+        const std::string a = "head\nx1\ny1\nx2\ntail\n";
+        const std::string b = "head\ny1\nx9\ntail\n";
         const auto exact = diffLines(a, b);
         int edits = 0;
         for (const auto& line : exact)
@@ -93,5 +94,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLineDiff)
-#include "tst_line_diff.moc"
+QTEST_GUILESS_MAIN(TestTextDiff)
+#include "tst_text_diff.moc"
