@@ -227,7 +227,9 @@ at::Tensor PoisonGuard::guard(const at::Tensor& allocated, bool poison) {
         std::min<int64_t>(16 << 20, std::max<int64_t>(64 << 10, span * item / 8));
     const int64_t band = std::max<int64_t>(1, bandBytes / item);
     at::Tensor base = torch::empty({span + 2 * band}, allocated.options());
-    fillPattern(base, m_band);
+    // Each byte written once: the bands with theirs, the allocation with the poison or its data.
+    fillPattern(base.narrow(0, 0, band), m_band);
+    fillPattern(base.narrow(0, band + span, band), m_band);
     at::Tensor placed = base.as_strided(allocated.sizes(), allocated.strides(), band);
     if (poison)
         fillPattern(base.narrow(0, band, span), m_pattern);
