@@ -7,6 +7,8 @@
 
 #include "core/model/device_memory.h"
 
+#include "core/cuda/torch_cuda_bridge.h"
+
 namespace dice {
 
 void resetPeakDeviceMemory(int index) {
@@ -22,9 +24,7 @@ void resetPeakDeviceMemory(int index) {
 }
 
 void releaseCachedDeviceMemory() {
-#if DICE_TORCH_CUDA
-    c10::cuda::CUDACachingAllocator::emptyCache();
-#endif
+    torchcuda::releaseCachedMemory();
 }
 
 std::int64_t peakDeviceMemory(int index) {

@@ -175,22 +175,13 @@ void CompareView::refresh() {
         const int row = m_resources->rowCount();
         m_resources->insertRow(row);
         m_resources->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(kernel)));
-        m_resources->setItem(
-            row, 1,
-            new QTableWidgetItem(change(field(before, kernel, &ResourceUsage::registers),
-                                        field(after, kernel, &ResourceUsage::registers))));
-        m_resources->setItem(
-            row, 2,
-            new QTableWidgetItem(change(field(before, kernel, &ResourceUsage::sharedBytes),
-                                        field(after, kernel, &ResourceUsage::sharedBytes))));
-        m_resources->setItem(
-            row, 3,
-            new QTableWidgetItem(change(field(before, kernel, &ResourceUsage::stackFrameBytes),
-                                        field(after, kernel, &ResourceUsage::stackFrameBytes))));
-        m_resources->setItem(
-            row, 4,
-            new QTableWidgetItem(change(field(before, kernel, &ResourceUsage::spillStoreBytes),
-                                        field(after, kernel, &ResourceUsage::spillStoreBytes))));
+        int column = 1;
+        for (int ResourceUsage::*member :
+             {&ResourceUsage::registers, &ResourceUsage::sharedBytes,
+              &ResourceUsage::stackFrameBytes, &ResourceUsage::spillStoreBytes})
+            m_resources->setItem(row, column++,
+                                 new QTableWidgetItem(change(field(before, kernel, member),
+                                                             field(after, kernel, member))));
     }
     m_summary->setText(
         tr("Against %1: source %2 lines removed, %3 added; PTX %4 removed, %5 added.")
