@@ -414,6 +414,9 @@ struct Evaluator::Impl {
             setShare(*w, memoryShare(w->device));
         const double full = NativeEvaluator::kDefaultGpuMemoryShare;
         for (std::size_t i : indices) {
+            // A cancelled batch keeps the verdicts it has.
+            if (cancel && cancel->load())
+                break;
             {
                 std::lock_guard<std::mutex> lock(alone.mutex);
                 std::string error;
@@ -422,16 +425,13 @@ struct Evaluator::Impl {
             }
             const EvaluationResult crowded = results[i];
             runBatch(
-                alone, jobs, i, i + 1, compileThreads, results, [](std::size_t) {}, cancel);
-            if (results[i].message == "cancelled before it ran")
-                results[i] = crowded;
-            else
-                results[i].flags.push_back(
-                    {"judged_alone", "ran out of GPU memory while " +
-                                         std::to_string(sharing(alone.device) - 1) +
-                                         " other worker(s) shared the GPU (" + crowded.message +
-                                         "); this verdict is from a run with the GPU's memory to "
-                                         "itself"});
+                alone, jobs, i, i + 1, compileThreads, results, [](std::size_t) {}, nullptr);
+            results[i].flags.push_back(
+                {"judged_alone", "ran out of GPU memory while " +
+                                     std::to_string(sharing(alone.device) - 1) +
+                                     " other worker(s) shared the GPU (" + crowded.message +
+                                     "); this verdict is from a run with the GPU's memory to "
+                                     "itself"});
         }
         setShare(alone, memoryShare(alone.device));
     }
