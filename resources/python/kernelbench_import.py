@@ -23,6 +23,7 @@ Usage:
 """
 
 import argparse
+import ast
 import builtins
 import dis
 import inspect
@@ -43,11 +44,16 @@ import torch.fx
 import torch.nn as nn
 import torch.nn.functional as F
 from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten, tree_map
 
 SEED = 42
 SMALL_TARGET_ELEMENTS = 1 << 18   # inputs of the small preset, all together
 SMALL_LIMIT_ELEMENTS = 1 << 25    # beyond this a CPU check is not "small" any more
 SMALL_WORK = 2e8                   # multiply-adds and element writes of one small forward
+CHECK_LARGEST_OUTPUT = 1 << 28     # the largest tensor a forward run to check it may write
+MAX_REFERENCE_BYTES = 64 * 1024    # what the workbench's TorchScript compiler accepts
+MAX_BRACKET_NESTING = 200
 VERIFY_RTOL = 1e-4
 VERIFY_ATOL = 1e-5
 
@@ -145,6 +151,45 @@ class Problem:
                     if isinstance(function, types.FunctionType):
                         names |= global_names(function.__code__)
         return names
+
+    def tied_closure(self, names):
+        """The names, with every module-level variable defined from one of them or defining one
+        (`num_channels = embed_dim`): a size tied to a fixed one must stay equal to it."""
+        assignments = module_assignments(self.source)
+        closed = set(names)
+        changed = True
+        while changed:
+            changed = False
+            for target, reads in assignments.items():
+                if target in closed and not reads <= closed:
+                    closed |= reads
+                    changed = True
+                elif target not in closed and reads & closed:
+                    closed.add(target)
+                    changed = True
+        return closed
+
+
+def module_assignments(source):
+    """For each name the file assigns at module level, the names its value reads."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return {}
+    found = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign):
+            targets, value = statement.targets, statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets, value = [statement.target], statement.value
+        else:
+            continue
+        reads = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+        for target in targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name):
+                    found.setdefault(name.id, set()).update(reads)
+    return found
 
 
 def split_tuple_variable(key, namespace):
@@ -306,7 +351,7 @@ def shape_expressions(problem):
     """Per input, its dimensions as preset expressions, the bench values of the variables
     used, and the variables that must keep their values."""
     variables = problem.variables()
-    fixed_globals = problem.fixed_names()
+    fixed_globals = problem.tied_closure(problem.fixed_names())
     fixed = set()
     for key in variables:
         base, _ = split_tuple_variable(key, problem.namespace)
@@ -413,11 +458,11 @@ def total_elements(shapes, values):
     return total
 
 
-def small_preset_candidates(shapes, bench):
+def small_preset_candidates(shapes, bench, pinned=()):
     """Successively gentler choices of small sizes. Sizes with the same bench value shrink
     together (square inputs stay square). The batch shrinks on its own first; some problems
     only broadcast because the batch equals another size, so the batch tied to its equals comes
-    next."""
+    next. Pinned sizes keep their bench values."""
     def is_batch(key):
         lowered = key.lower()
         return "batch" in lowered or lowered in ("b", "bs")
@@ -436,18 +481,20 @@ def small_preset_candidates(shapes, bench):
             for key in bench:
                 if is_batch(key):
                     for member in group_of[key]:
-                        values[member] = min(bench[key], 2)
+                        if member not in pinned:
+                            values[member] = min(bench[key], 2)
             batch_keys = {m for key in bench if is_batch(key) for m in group_of[key]}
             if floor is not None:
                 while total_elements(shapes, values) > SMALL_TARGET_ELEMENTS:
-                    choices = [k for k in values if k not in batch_keys and
+                    choices = [k for k in values if k not in batch_keys and k not in pinned and
                                values[k] > min(bench[k], floor)]
                     if not choices:
                         break
                     key = max(choices, key=lambda k: values[k])
                     target = max(min(bench[key], floor), values[key] // 2)
                     for member in group_of[key]:
-                        values[member] = target
+                        if member not in pinned:
+                            values[member] = target
             if values not in candidates:
                 candidates.append(values)
     if dict(bench) not in candidates:
@@ -647,8 +694,21 @@ class TracedProxy(torch.fx.Proxy):
             return len(value)
         raise ConversionError("forward takes the length of a tensor")
 
+    # Python needs a plain value here. A size, a rank or a device is the same at every call of
+    # the same shape, so the trace takes the example's value and the reference asserts it; a value
+    # read from the data would change from call to call, and is refused.
+
     def __bool__(self):
-        raise ConversionError("forward branches on a computed value")
+        return self.tracer.settle(self, bool, "branches on")
+
+    def __index__(self):
+        return self.tracer.settle(self, operator.index, "uses as an integer")
+
+    def __int__(self):
+        return self.tracer.settle(self, int, "uses as an integer")
+
+    def __float__(self):
+        return self.tracer.settle(self, float, "uses as a number")
 
 
 class TracedAttribute(TracedProxy):
@@ -669,10 +729,51 @@ class TracedAttribute(TracedProxy):
         return self.tracer.create_proxy("call_method", self.attr, (self.root,) + args, kwargs)
 
 
+SIZE_ATTRIBUTES = {"shape", "device", "dtype", "ndim", "is_cuda", "layout"}
+SIZE_METHODS = {"size", "dim", "ndimension", "numel", "nelement", "get_device", "element_size",
+                "stride", "is_contiguous"}
+
+
 class ExampleTracer(torch.fx.Tracer):
     def __init__(self, examples):
         super().__init__()
         self.examples = examples
+        # Buffers as graph nodes, so that `self.mask[:, :, :T, :T]` slices with a traced T.
+        self.proxy_buffer_attributes = True
+        self.settled = {}
+        self.about_sizes = {}
+
+    def settle(self, proxy, convert, use):
+        """The Python value forward needs, taken from the example; the node is remembered so that
+        the reference can assert it."""
+        node = proxy.node
+        example = node.meta.get("example", MISSING)
+        if example is MISSING:
+            raise ConversionError("forward %s a traced value (%s) whose value is unknown" % (
+                use, node.name))
+        if not self.describes_sizes(node):
+            raise ConversionError("forward %s a value computed from the input's data (%s)" % (
+                use, node.name))
+        value = convert(example)
+        self.settled[node] = value
+        return value
+
+    def describes_sizes(self, node):
+        """Whether the node's value follows from sizes, ranks, dtypes and devices alone."""
+        if node in self.about_sizes:
+            return self.about_sizes[node]
+        if node.op == "call_function" and node.target is builtins.getattr:
+            answer = node.args[1] in SIZE_ATTRIBUTES
+        elif node.op == "call_method" and node.target in SIZE_METHODS:
+            answer = True
+        elif node.op in ("call_function", "call_method"):
+            example = node.meta.get("example", MISSING)
+            answer = example is not MISSING and not isinstance(example, torch.Tensor) and all(
+                self.describes_sizes(a) for a in node.all_input_nodes)
+        else:
+            answer = False
+        self.about_sizes[node] = answer
+        return answer
 
     def proxy(self, node):
         return TracedProxy(node, self)
@@ -730,6 +831,7 @@ PATCHED_FACTORIES = ("tensor", "zeros", "ones", "full", "empty", "arange", "eye"
 def trace(model, example_inputs, parameter_names, constants):
     """The fx graph of model.forward, with an example value on every node."""
     examples = dict(zip(parameter_names, example_inputs))
+    examples.update(constants)
     tracer = ExampleTracer(examples)
     saved = {}
 
@@ -756,7 +858,7 @@ def trace(model, example_inputs, parameter_names, constants):
         for name, original in saved.items():
             setattr(torch, name, original)
     remove_guards(graph)
-    return graph
+    return graph, tracer.settled
 
 
 def remove_guards(graph):
@@ -791,7 +893,13 @@ BINARY_OPERATORS = {operator.add: "+", operator.sub: "-", operator.mul: "*",
                     operator.or_: "|", operator.xor: "^", operator.eq: "==", operator.ne: "!=",
                     operator.lt: "<", operator.le: "<=", operator.gt: ">", operator.ge: ">=",
                     operator.lshift: "<<", operator.rshift: ">>"}
+RANDOM_FUNCTIONS = {"rand", "randn", "randint", "randperm", "rand_like", "randn_like",
+                    "randint_like", "normal", "bernoulli", "multinomial", "poisson"}
+IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
 UNARY_OPERATORS = {operator.neg: "-", operator.pos: "+", operator.invert: "~"}
+# math functions of a size (torch.fx records them as calls), which aten has for int and float.
+MATH_FUNCTIONS = {"sqrt", "floor", "ceil", "exp", "log", "log10", "sin", "cos", "tan",
+                  "tanh", "atan", "fabs"}
 LIST_METHODS = {"view", "reshape", "permute", "expand", "repeat", "tile", "flip", "new_zeros",
                 "new_ones", "new_empty"}
 CAST_METHODS = {"float": torch.float32, "double": torch.float64, "half": torch.float16,
@@ -811,9 +919,13 @@ class Emitter:
     """Writes the graph as a TorchScript function that names only `torch` operators (aten
     operators, which the C++ TorchScript compiler resolves as well)."""
 
-    def __init__(self, model, graph, input_names):
+    def __init__(self, model, graph, input_names, settled=None, state=None):
         self.model = model
         self.graph = graph
+        self.settled = settled or {}
+        self.state = state
+        self.overwrites = {}
+        self.state_copies = {}
         self.input_names = input_names
         self.names = {}
         self.lines = []
@@ -916,9 +1028,12 @@ class Emitter:
                     raise ConversionError("forward uses its non-tensor argument %s" % node.target)
                 continue
             if node.op == "get_attr":
-                value = self.model
-                for atom in node.target.split("."):
-                    value = getattr(value, atom)
+                value = self.attribute(node.target)
+                if isinstance(value, torch.Tensor) and node.target in self.state_copies:
+                    self.names[node] = self.state_copies[node.target]
+                    continue
+                if isinstance(value, torch.Tensor) and self.overwritten_first(node, value):
+                    continue
                 if isinstance(value, torch.Tensor):
                     self.names[node] = self.parameter(node.target, value)
                 else:
@@ -931,12 +1046,68 @@ class Emitter:
                     "_assert", "_assert_is_none"):
                 # Guards torch.fx adds for arguments it specialised to constants.
                 continue
+            if node in self.overwrites:
+                copy = self.local("%s.clone()" % self.value(node.args[1]))
+                self.names[node] = self.state_copies[self.overwrites[node]] = copy
+                for read in self.graph.nodes:
+                    if read.op == "get_attr" and read.target == self.overwrites[node]:
+                        self.names[read] = copy
+                continue
             expression = self.translate(node)
-            variable = "t%d" % self.counter
-            self.counter += 1
-            self.lines.append("    %s = %s" % (variable, expression))
-            self.names[node] = variable
+            # An identity (dropout off, nn.Identity, .cuda()) names its operand: no line for it.
+            self.names[node] = expression if IDENTIFIER.match(expression) else \
+                self.local(expression)
+            if node in self.settled:
+                self.assert_settled(node, self.settled[node])
         return self
+
+    def overwritten_first(self, node, value):
+        """Whether forward's first use of this module tensor is to copy a value of its shape and
+        dtype into it (a state that each call sets): its old value is never read, so it is no
+        parameter of the reference, and the copy becomes a new tensor that later reads of the
+        attribute see."""
+        order = {n: i for i, n in enumerate(self.graph.nodes)}
+        reads = [n for n in self.graph.nodes if n.op == "get_attr" and n.target == node.target]
+        users = [user for read in reads for user in read.users]
+        if not users:
+            return False
+        first = min(users, key=lambda user: order[user])
+        if not (first.op == "call_method" and first.target == "copy_" and first.args and
+                first.args[0] in reads and len(first.args) == 2 and not first.kwargs):
+            return False
+        source = example_of(first.args[1]) if isinstance(first.args[1], torch.fx.Node) else None
+        if not isinstance(source, torch.Tensor) or source.shape != value.shape or \
+                source.dtype != value.dtype:
+            return False
+        self.overwrites[first] = node.target
+        return True
+
+    def attribute(self, target):
+        """A module attribute as it was before the trace (forward may have replaced it)."""
+        if self.state is not None:
+            return self.state.attribute(target)
+        value = self.model
+        for atom in target.split("."):
+            value = getattr(value, atom)
+        return value
+
+    def local(self, expression):
+        """A new variable holding the expression."""
+        variable = "t%d" % self.counter
+        self.counter += 1
+        self.lines.append("    %s = %s" % (variable, expression))
+        return variable
+
+    def assert_settled(self, node, value):
+        """The trace took this value for Python code in forward; the reference holds only the
+        branch or the count it led to, so it checks the value is what it was."""
+        name = self.names[node]
+        if isinstance(value, bool):
+            condition = name if value else "not %s" % name
+        else:
+            condition = "%s == %s" % (name, self.value(value))
+        self.lines.append('    assert %s, "forward was traced where this is %s"' % (
+            condition, str(value).replace('"', "'")))
 
     def emit_output(self, node):
         result = node.args[0]
@@ -1005,6 +1176,8 @@ class Emitter:
             return "(%s%s)" % (UNARY_OPERATORS[target], self.value(args[0]))
         if target is operator.abs:
             return "torch.abs(%s)" % self.value(args[0])
+        if target is int and len(args) == 1 and not kwargs:
+            return "int(%s)" % self.value(args[0])
         if target is operator.getitem:
             return "%s[%s]" % (self.value(args[0]), self.subscript(args[1]))
         if target is builtins.getattr:
@@ -1015,7 +1188,14 @@ class Emitter:
             return self.translate_functional(node, target, name, args, kwargs)
         if module == "torch.functional":
             return self.translate_torch_functional(name, args, kwargs)
+        if module == "math" and name in MATH_FUNCTIONS:
+            return self.call(name, args, kwargs)
         if isinstance(target, types.BuiltinFunctionType) and module.startswith("torch"):
+            # The reference computes no gradients, and aten's factories take no such argument.
+            kwargs.pop("requires_grad", None)
+            if name in RANDOM_FUNCTIONS:
+                self.notes.append("forward draws random numbers (torch.%s): its output is "
+                                  "random" % name)
             if name in ("gelu", "softplus", "elu", "leaky_relu", "hardtanh", "linear",
                         "avg_pool2d", "avg_pool3d", "log_sigmoid", "one_hot", "pad",
                         "scaled_dot_product_attention") or hasattr(torch.ops.aten, name):
@@ -1238,6 +1418,22 @@ class Emitter:
         kind = type(m)
         if kind is nn.Linear:
             return "torch.linear(%s, %s, %s)" % (X, P("weight"), P("bias"))
+        if kind in (nn.LSTM, nn.GRU, nn.RNN):
+            return self.recurrent(node, path, m, args, kwargs)
+        if kind is nn.MultiheadAttention:
+            return self.attention_module(node, path, m, args, kwargs)
+        if kind is nn.TransformerEncoderLayer:
+            return self.encoder_layer(path, m, self.encoder_input(m, args, kwargs, "src_mask"))
+        if kind is nn.TransformerEncoder:
+            x = self.encoder_input(m, args, kwargs, "mask")
+            for index, layer in enumerate(m.layers):
+                if type(layer) is not nn.TransformerEncoderLayer:
+                    raise ConversionError("nn.TransformerEncoder with layers of type %s" %
+                                          type(layer).__name__)
+                x = self.encoder_layer("%s.layers.%d" % (path, index), layer, x)
+            if m.norm is not None:
+                x = self.layer_norm("%s.norm" % path, m.norm, x)
+            return x
         if kind is nn.Bilinear:
             return "torch.bilinear(%s, %s, %s, %s)" % (X, self.value(args[1]), P("weight"),
                                                        P("bias"))
@@ -1395,6 +1591,189 @@ class Emitter:
                 self.value(m.keepdim))
         return self.translate_loss_module(m, kind, args)
 
+    # Recurrent layers and attention: the operators the modules call, with their parameters.
+
+    def recurrent(self, node, path, m, args, kwargs):
+        """nn.LSTM, nn.GRU and nn.RNN call one aten operator each (torch.lstm, torch.gru,
+        torch.rnn_tanh, torch.rnn_relu) with the module's weights as one flat list."""
+        b = bind(m.forward, args, kwargs)
+        x, hx = b["input"], b.get("hx")
+        example = example_of(x)
+        if not isinstance(example, torch.Tensor):
+            raise ConversionError("%s called with a packed sequence" % type(m).__name__)
+        if example.dim() != 3:
+            raise ConversionError("%s called with an unbatched input" % type(m).__name__)
+        X = self.value(x)
+        directions = 2 if m.bidirectional else 1
+        is_lstm = isinstance(m, nn.LSTM)
+        if hx is None:
+            batch = "%s.size(%d)" % (X, 0 if m.batch_first else 1)
+            state = []
+            sizes = [m.proj_size or m.hidden_size, m.hidden_size] if is_lstm else [m.hidden_size]
+            for size in sizes:
+                state.append(self.local("torch.zeros([%d, %s, %d], dtype=%s.dtype, device=%s."
+                                        "device)" % (m.num_layers * directions, batch, size, X, X)))
+        elif is_lstm:
+            if isinstance(hx, (tuple, list)):
+                state = [self.value(h) for h in hx]
+            else:
+                state = ["%s[0]" % self.value(hx), "%s[1]" % self.value(hx)]
+        else:
+            state = [self.value(hx)]
+        weights = [self.module_parameter(path, m, name) for name in m._flat_weights_names]
+        if m.dropout and m.training and m.num_layers > 1:
+            self.notes.append("the problem's %s applies dropout(p=%g) between its layers in "
+                              "training mode: its output is random" % (type(m).__name__,
+                                                                        m.dropout))
+        if is_lstm:
+            operator_name = "lstm"
+        elif isinstance(m, nn.GRU):
+            operator_name = "gru"
+        else:
+            operator_name = "rnn_tanh" if m.nonlinearity == "tanh" else "rnn_relu"
+        call = "torch.%s(%s, %s, [%s], %s, %d, %s, %s, %s, %s)" % (
+            operator_name, X, "[%s]" % ", ".join(state) if is_lstm else state[0],
+            ", ".join(weights), self.value(m.bias), m.num_layers, float_literal(float(m.dropout)),
+            self.value(m.training), self.value(m.bidirectional), self.value(m.batch_first))
+        if not is_lstm:
+            return call
+        # The module answers (output, (h, c)); the operator gives the three in a row.
+        result = self.local(call)
+        return "(%s[0], (%s[1], %s[2]))" % (result, result, result)
+
+    def attention_module(self, node, path, m, args, kwargs):
+        b = bind(m.forward, args, kwargs)
+        for mask in ("key_padding_mask", "attn_mask"):
+            if b.get(mask) is not None:
+                raise ConversionError("nn.MultiheadAttention called with %s" % mask)
+        if b.get("is_causal"):
+            raise ConversionError("nn.MultiheadAttention called with is_causal")
+        weights_used = any(user.op == "call_function" and user.target is operator.getitem and
+                           user.args[1] == 1 and user.users for user in node.users) or any(
+            user.target is not operator.getitem for user in node.users)
+        output, weights = self.attention(path, m, b["query"], b["key"], b["value"],
+                                         bool(b["need_weights"]) and weights_used,
+                                         bool(b.get("average_attn_weights", True)))
+        return "(%s, %s)" % (output, weights)
+
+    def attention(self, path, m, query, key, value, need_weights, average_weights):
+        """nn.MultiheadAttention's computation (F.multi_head_attention_forward): projections,
+        per-head scaled dot products, softmax, the output projection; the averaged attention
+        weights when they are used. Returns the output's variable and the weights' (or None)."""
+        if m.bias_k is not None or m.add_zero_attn:
+            raise ConversionError("nn.MultiheadAttention with add_bias_kv or add_zero_attn")
+        E, H, D = m.embed_dim, m.num_heads, m.head_dim
+        nodes = [query, key, value]
+        same = [n is query for n in nodes]
+        names = [self.value(n) if isinstance(n, torch.fx.Node) else n for n in nodes]
+        if m.batch_first:
+            turned = {}
+            for i, name in enumerate(names):
+                if name not in turned:
+                    turned[name] = self.local("%s.transpose(0, 1)" % name)
+                names[i] = turned[name]
+        q, k, v = names
+        in_bias = self.module_parameter(path, m, "in_proj_bias")
+        if m._qkv_same_embed_dim and all(same):
+            projected = self.local("torch.linear(%s, %s, %s)" % (
+                q, self.module_parameter(path, m, "in_proj_weight"), in_bias))
+            chunks = self.local("torch.chunk(%s, 3, -1)" % projected)
+            q, k, v = ("%s[%d]" % (chunks, i) for i in range(3))
+        else:
+            projected = []
+            for i, name in enumerate((q, k, v)):
+                if m._qkv_same_embed_dim:
+                    weight = "%s[%d:%d]" % (self.module_parameter(path, m, "in_proj_weight"),
+                                            i * E, (i + 1) * E)
+                else:
+                    weight = self.module_parameter(path, m, "qkv"[i] + "_proj_weight")
+                bias = "None" if in_bias == "None" else "%s[%d:%d]" % (in_bias, i * E,
+                                                                       (i + 1) * E)
+                projected.append(self.local("torch.linear(%s, %s, %s)" % (name, weight, bias)))
+            q, k, v = projected
+        heads = []
+        for name in (q, k, v):
+            heads.append(self.local("%s.contiguous().view([%s.size(0), %s.size(1) * %d, %d])"
+                                    ".transpose(0, 1)" % (name, name, name, H, D)))
+        scores = self.local("torch.bmm(%s * %s, %s.transpose(-2, -1))" % (
+            heads[0], float_literal(math.sqrt(1.0 / D)), heads[1]))
+        attention = self.local("torch.softmax(%s, -1)" % scores)
+        attention = self.dropped(attention, m.dropout, m.training, "attention dropout")
+        context = self.local("torch.bmm(%s, %s)" % (attention, heads[2]))
+        output = self.local("torch.linear(%s.transpose(0, 1).contiguous().view([%s.size(0) * "
+                            "%s.size(1), %d]), %s, %s)" % (
+                                context, q, q, E,
+                                self.module_parameter(path + ".out_proj", m.out_proj, "weight"),
+                                self.module_parameter(path + ".out_proj", m.out_proj, "bias")))
+        output = self.local("%s.view([%s.size(0), %s.size(1), %d])" % (output, q, q, E))
+        if m.batch_first:
+            output = self.local("%s.transpose(0, 1)" % output)
+        if not need_weights:
+            return output, "None"
+        weights = self.local("%s.view([%s.size(1), %d, %s.size(0), %s.size(0)])" % (
+            attention, q, H, q, k))
+        if average_weights:
+            weights = self.local("torch.mean(%s, [1])" % weights)
+        return output, weights
+
+    def encoder_input(self, m, args, kwargs, mask_name):
+        b = bind(m.forward, args, kwargs)
+        for mask in (mask_name, "src_key_padding_mask"):
+            if b.get(mask) is not None:
+                raise ConversionError("%s called with %s" % (type(m).__name__, mask))
+        if b.get("is_causal"):
+            raise ConversionError("%s called with is_causal" % type(m).__name__)
+        return self.value(b["src"])
+
+    def encoder_layer(self, path, m, x):
+        """nn.TransformerEncoderLayer: self-attention and the feed-forward block, each with its
+        residual and layer norm (before or after, as norm_first says)."""
+        def self_attention(h):
+            output, _ = self.attention(path + ".self_attn", m.self_attn, h, h, h, False, False)
+            return self.dropped(output, m.dropout1.p, m.dropout1.training, "dropout1")
+
+        def feed_forward(h):
+            h = self.local("torch.linear(%s, %s, %s)" % (
+                h, self.module_parameter(path + ".linear1", m.linear1, "weight"),
+                self.module_parameter(path + ".linear1", m.linear1, "bias")))
+            h = self.local(self.activation(m.activation, h))
+            h = self.dropped(h, m.dropout.p, m.dropout.training, "dropout")
+            h = self.local("torch.linear(%s, %s, %s)" % (
+                h, self.module_parameter(path + ".linear2", m.linear2, "weight"),
+                self.module_parameter(path + ".linear2", m.linear2, "bias")))
+            return self.dropped(h, m.dropout2.p, m.dropout2.training, "dropout2")
+
+        if m.norm_first:
+            x = self.local("(%s + %s)" % (x, self_attention(
+                self.layer_norm(path + ".norm1", m.norm1, x))))
+            return self.local("(%s + %s)" % (x, feed_forward(
+                self.layer_norm(path + ".norm2", m.norm2, x))))
+        x = self.layer_norm(path + ".norm1", m.norm1, self.local("(%s + %s)" % (
+            x, self_attention(x))))
+        return self.layer_norm(path + ".norm2", m.norm2, self.local("(%s + %s)" % (
+            x, feed_forward(x))))
+
+    @staticmethod
+    def activation(function, x):
+        if function is F.relu or isinstance(function, nn.ReLU):
+            return "torch.relu(%s)" % x
+        if function is F.gelu or (isinstance(function, nn.GELU) and function.approximate ==
+                                  "none"):
+            return 'torch.gelu(%s, approximate="none")' % x
+        raise ConversionError("nn.TransformerEncoderLayer with the activation %r" % (function,))
+
+    def layer_norm(self, path, m, x):
+        return self.local("torch.layer_norm(%s, %s, %s, %s, %s, True)" % (
+            x, self.value(list(m.normalized_shape)), self.module_parameter(path, m, "weight"),
+            self.module_parameter(path, m, "bias"), float_literal(m.eps)))
+
+    def dropped(self, x, p, training, what):
+        if not training or not p:
+            return x
+        self.notes.append("the problem applies %s(p=%g) in training mode: its output is random" %
+                          (what, p))
+        return self.local("torch.dropout(%s, %s, True)" % (x, float_literal(float(p))))
+
     def translate_loss_module(self, m, kind, args):
         values = [self.value(a) for a in args]
         red = REDUCTIONS.get(getattr(m, "reduction", "mean"))
@@ -1467,9 +1846,25 @@ def reduction(bound):
     return REDUCTIONS[mode]
 
 
+# Functions implemented in C++, which carry no Python signature, in some PyTorch versions.
+BUILTIN_SIGNATURES = {
+    "pad": inspect.Signature([
+        inspect.Parameter("input", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter("pad", inspect.Parameter.POSITIONAL_OR_KEYWORD),
+        inspect.Parameter("mode", inspect.Parameter.POSITIONAL_OR_KEYWORD, default="constant"),
+        inspect.Parameter("value", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)]),
+}
+
+
 def bind(function, args, kwargs):
     try:
-        signature = inspect.signature(function)
+        try:
+            signature = inspect.signature(function)
+        except ValueError:
+            name = getattr(function, "__name__", "")
+            if name not in BUILTIN_SIGNATURES:
+                raise
+            signature = BUILTIN_SIGNATURES[name]
         bound = signature.bind(*args, **kwargs)
     except (TypeError, ValueError) as e:
         raise ConversionError("cannot read the arguments of %s: %s" % (
@@ -1480,6 +1875,24 @@ def bind(function, args, kwargs):
 
 # ----------------------------------------------------------------------------------------------
 # Verification
+
+
+def check_source_limits(source):
+    """The workbench compiles a reference of at most 64 KiB whose brackets nest at most 200
+    deep (the compiler recurses on nesting); a longer one would be written and then refused."""
+    size = len(source.encode("utf-8"))
+    if size > MAX_REFERENCE_BYTES:
+        raise ConversionError("the TorchScript reference is %d bytes, more than the %d the "
+                              "workbench compiles" % (size, MAX_REFERENCE_BYTES))
+    depth = 0
+    for character in source:
+        if character in "([{":
+            depth += 1
+            if depth > MAX_BRACKET_NESTING:
+                raise ConversionError("the TorchScript reference nests brackets deeper than %d" %
+                                      MAX_BRACKET_NESTING)
+        elif character in ")]}":
+            depth -= 1
 
 
 def compile_reference(source):
@@ -1603,43 +2016,29 @@ def convert(problem, options):
     device = torch.device(options.device) if options.device else None
     base, shapes, bench = shape_expressions(problem)
     model = build_model(problem, device, options.fast_init)
-    forward_parameters = [p for p in inspect.signature(model.forward).parameters.values()
-                          if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if len(forward_parameters) < len(base):
-        raise ConversionError("forward takes fewer arguments than get_inputs() returns")
-    names = [p.name for p in forward_parameters[:len(base)]]
+    names, defaults = forward_arguments(model, len(base))
 
-    attempt_errors = []
-    for small in small_preset_candidates(shapes, bench):
-        work = run_small(problem, model, small, device, attempt_errors)
-        if work is not None:
+    # A size that forward reads as a Python value (a loop count, a branch) is fixed in the
+    # reference, so every preset must give it the same value: the sizes it follows keep their
+    # bench values in the small preset too.
+    pinned = set()
+    while True:
+        small = small_preset(problem, model, shapes, bench, pinned, device)
+        inputs = [to_device(v, device) for v in problem.call_get_inputs(small)]
+        emitter, source = translate_forward(problem, model, inputs, names, defaults)
+        if not emitter.settled:
             break
-    else:
-        raise ConversionError("no small preset runs: " + "; ".join(attempt_errors[-2:]))
-    # The element budget does not see the compute: a convolution with many channels or a
-    # matmul with a large output can still take seconds on a CPU. Shrink further while the
-    # counted work (a property of the sizes, so the presets do not depend on the machine) is
-    # above the budget.
-    for _ in range(12):
-        if work <= SMALL_WORK:
+        moved = sizes_the_trace_follows(problem, model, names, defaults, small, bench, pinned,
+                                        source, device)
+        if not moved:
             break
-        for smaller in shrink_options(small):
-            less = run_small(problem, model, smaller, device, [])
-            if less is not None and less < work:
-                small, work = smaller, less
-                break
-        else:
-            break
-    inputs = [to_device(v, device) for v in problem.call_get_inputs(small)]
+        pinned |= moved
+    if pinned:
+        notes.append("forward reads sizes as Python values (a loop count, a branch, a slice), "
+                     "so the small preset keeps %s at the bench value" % ", ".join(sorted(pinned)))
     tensor_names = [n for n, v in zip(names, inputs) if isinstance(v, torch.Tensor)]
-    constants = {n: v for n, v in zip(names, inputs) if not isinstance(v, torch.Tensor)}
-
     tensor_inputs = [v for v in inputs if isinstance(v, torch.Tensor)]
-    torch.manual_seed(SEED)
-    graph = trace(model, [clone(v) for v in inputs], names, constants)
-    emitter = Emitter(model, graph, tensor_names).emit()
-    notes.extend(emitter.notes)
-    source = emitter.source()
+    notes.extend(n for i, n in enumerate(emitter.notes) if n not in emitter.notes[:i])
     reference = compile_reference(source)
     parameters = [t for _, t in emitter.parameters]
     expected, actual = run_both(model, reference, tensor_inputs, inputs, parameters, SEED)
@@ -1674,6 +2073,169 @@ def convert(problem, options):
     return task, emitter.parameters, notes, error
 
 
+def forward_arguments(model, count):
+    """The names of forward's first `count` arguments (what get_inputs() gives), and the
+    defaults of the others, which the trace keeps as constants."""
+    parameters = [p for p in inspect.signature(model.forward).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(parameters) < count:
+        raise ConversionError("forward takes fewer arguments than get_inputs() returns")
+    defaults = {}
+    for p in parameters[count:]:
+        if p.default is p.empty:
+            raise ConversionError("forward needs its argument %s, which get_inputs() does not "
+                                  "give" % p.name)
+        defaults[p.name] = p.default
+    return [p.name for p in parameters[:count]], defaults
+
+
+def small_preset(problem, model, shapes, bench, pinned, device):
+    attempt_errors = []
+    for small in small_preset_candidates(shapes, bench, pinned):
+        work = run_small(problem, model, small, device, attempt_errors)
+        if work is not None:
+            break
+    else:
+        raise ConversionError("no small preset runs: " + "; ".join(attempt_errors[-2:]))
+    # The element budget does not see the compute: a convolution with many channels or a
+    # matmul with a large output can still take seconds on a CPU. Shrink further while the
+    # counted work (a property of the sizes, so the presets do not depend on the machine) is
+    # above the budget.
+    for _ in range(12):
+        if work <= SMALL_WORK:
+            break
+        for smaller in shrink_options(small, pinned):
+            less = run_small(problem, model, smaller, device, [])
+            if less is not None and less < work:
+                small, work = smaller, less
+                break
+        else:
+            break
+    return small
+
+
+def translate_forward(problem, model, inputs, names, defaults):
+    """The emitted reference for these example inputs, and its source. Whatever forward stores
+    on the modules while it is traced (torch.fx leaves proxies behind) is put back."""
+    constants = {n: v for n, v in zip(names, inputs) if not isinstance(v, torch.Tensor)}
+    constants.update(defaults)
+    tensor_names = [n for n, v in zip(names, inputs) if isinstance(v, torch.Tensor)]
+    with ModuleState(model) as state, SizeConversions(problem.namespace):
+        torch.manual_seed(SEED)
+        graph, settled = trace(model, [clone(v) for v in inputs], names, constants)
+        emitter = Emitter(model, graph, tensor_names, settled, state).emit()
+        source = emitter.source()
+    check_source_limits(source)
+    return emitter, source
+
+
+def sizes_the_trace_follows(problem, model, names, defaults, small, bench, pinned, source,
+                            device):
+    """The variables whose change, from the small preset towards the bench one, changes the
+    reference: a size the trace settled follows them. Equal sizes move together."""
+    groups = {}
+    for key in small:
+        if key not in pinned and small[key] != bench[key]:
+            groups.setdefault((small[key], bench[key]), []).append(key)
+    moved = set()
+    for (value, bench_value), members in groups.items():
+        other = dict(small)
+        for key in members:
+            other[key] = min(bench_value, value * 2) if bench_value > value else \
+                max(bench_value, value // 2)
+        same = False
+        if run_small(problem, model, other, device, []) is not None:
+            inputs = [to_device(v, device) for v in problem.call_get_inputs(other)]
+            try:
+                same = translate_forward(problem, model, inputs, names, defaults)[1] == source
+            except ConversionError:
+                same = False
+        if not same:
+            moved |= set(members)
+    return moved
+
+
+class SizeConversions:
+    """While forward is traced, `int(...)` in the problem's own code keeps a traced size a
+    computation of the reference (`int(windows.shape[0] / n)` is the batch, which differs between
+    presets) instead of settling it to the example's value."""
+
+    def __init__(self, namespace):
+        self.namespace = namespace
+        self.saved = MISSING
+
+    def __enter__(self):
+        self.saved = self.namespace.get("int", MISSING)
+        self.namespace["int"] = TracedInt
+        return self
+
+    def __exit__(self, *exc):
+        if self.saved is MISSING:
+            self.namespace.pop("int", None)
+        else:
+            self.namespace["int"] = self.saved
+        return False
+
+
+class PlainIntType(type):
+    """isinstance(v, int) and issubclass(t, int) still answer for the builtin int."""
+
+    def __instancecheck__(cls, instance):
+        return isinstance(instance, int)
+
+    def __subclasscheck__(cls, subclass):
+        return issubclass(subclass, int)
+
+
+class TracedInt(int, metaclass=PlainIntType):
+    def __new__(cls, value=0, *args):
+        if isinstance(value, TracedProxy) and not args and \
+                value.tracer.describes_sizes(value.node):
+            return value.tracer.create_proxy("call_function", int, (value,), {})
+        return int(value, *args)
+
+
+class ModuleState:
+    """Puts back the attributes, parameters and buffers of every module as they were."""
+
+    def __init__(self, model):
+        self.model = model
+        self.saved = []
+
+    def __enter__(self):
+        self.saved = [(m, dict(m.__dict__), dict(m._parameters), dict(m._buffers))
+                      for m in self.model.modules()]
+        return self
+
+    def attribute(self, target):
+        """The value at a dotted path as it was on entry; what appeared since (torch.fx's
+        constants) as it is now."""
+        of = {id(m): (attributes, parameters, buffers)
+              for m, attributes, parameters, buffers in self.saved}
+        value = self.model
+        for atom in target.split("."):
+            saved = of.get(id(value))
+            if saved is not None and atom in saved[1]:
+                value = saved[1][atom]
+            elif saved is not None and atom in saved[2]:
+                value = saved[2][atom]
+            elif saved is not None and atom in saved[0]:
+                value = saved[0][atom]
+            else:
+                value = getattr(value, atom)
+        return value
+
+    def __exit__(self, *exc):
+        for module, attributes, parameters, buffers in self.saved:
+            module.__dict__.clear()
+            module.__dict__.update(attributes)
+            module._parameters.clear()
+            module._parameters.update(parameters)
+            module._buffers.clear()
+            module._buffers.update(buffers)
+        return False
+
+
 def run_small(problem, model, values, device, errors):
     """The work of one forward of Model at these sizes (see WorkCounter), or None when it
     fails."""
@@ -1681,6 +2243,11 @@ def run_small(problem, model, values, device, errors):
         inputs = [to_device(v, device) for v in problem.call_get_inputs(values)]
     except Exception as e:  # noqa: BLE001
         errors.append("get_inputs() at %s: %s" % (values, short(e)))
+        return None
+    largest = largest_output(model, inputs)
+    if largest is not None and largest > CHECK_LARGEST_OUTPUT:
+        errors.append("Model at %s writes a tensor of %d elements, too large to check here" % (
+            values, largest))
         return None
     counter = WorkCounter()
     try:
@@ -1691,6 +2258,49 @@ def run_small(problem, model, values, device, errors):
         errors.append("Model at %s: %s" % (values, short(e)))
         return None
     return counter.work
+
+
+def largest_output(model, inputs):
+    """The most elements any operator of one forward writes, found on the meta device, or None
+    when forward cannot run there (it reads data, or checks devices)."""
+    probe = ShapeProbe()
+    meta_inputs = [probe.meta(v) for v in inputs]
+    try:
+        with ModuleState(model), torch.no_grad(), probe:
+            torch.manual_seed(SEED)
+            model(*meta_inputs)
+    except Exception:  # noqa: BLE001 - an answer this cheap check cannot give
+        return None
+    return probe.largest
+
+
+class ShapeProbe(TorchDispatchMode):
+    """Runs every operator on the meta device: no memory, no random draws, only shapes."""
+
+    def __init__(self):
+        super().__init__()
+        self.largest = 0
+
+    @staticmethod
+    def meta(value):
+        if isinstance(value, torch.Tensor) and value.device.type != "meta":
+            return torch.empty_strided(value.size(), value.stride(), dtype=value.dtype,
+                                       device="meta")
+        return value
+
+    def __torch_dispatch__(self, func, types_, args=(), kwargs=None):
+        args, kwargs = tree_map(self.meta, (args, dict(kwargs or {})))
+        if "device" in kwargs:
+            kwargs["device"] = torch.device("meta")
+        result = func(*args, **kwargs)
+        schema = getattr(func, "_schema", None)
+        # Views and in-place operators write no new memory.
+        if schema is not None and any(r.alias_info is not None for r in schema.returns):
+            return result
+        for value in tree_flatten(result)[0]:
+            if isinstance(value, torch.Tensor):
+                self.largest = max(self.largest, value.numel())
+        return result
 
 
 class WorkCounter(TorchFunctionMode):
@@ -1721,11 +2331,12 @@ class WorkCounter(TorchFunctionMode):
         return result
 
 
-def shrink_options(values):
+def shrink_options(values, pinned=()):
     """Halvings to try, largest sizes first; equal sizes halve together first, then alone."""
     options = []
-    for size in sorted({v for v in values.values() if v > 4}, reverse=True):
-        keys = [k for k in values if values[k] == size]
+    free = {k: v for k, v in values.items() if k not in pinned}
+    for size in sorted({v for v in free.values() if v > 4}, reverse=True):
+        keys = [k for k in free if free[k] == size]
         for group in [keys] + ([[k] for k in keys] if len(keys) > 1 else []):
             smaller = dict(values)
             for key in group:
