@@ -2091,7 +2091,12 @@ def forward_arguments(model, count):
 
 def small_preset(problem, model, shapes, bench, pinned, device):
     attempt_errors = []
-    for small in small_preset_candidates(shapes, bench, pinned):
+    candidates = small_preset_candidates(shapes, bench, pinned)
+    if not candidates:
+        raise ConversionError("no small preset: the inputs hold more than %d elements at the "
+                              "smallest sizes tried (the sizes get_init_inputs() and the classes "
+                              "read keep their values)" % SMALL_LIMIT_ELEMENTS)
+    for small in candidates:
         work = run_small(problem, model, small, device, attempt_errors)
         if work is not None:
             break
@@ -2374,7 +2379,15 @@ def check_task_distributions(model, reference, specs, small, inputs, parameters,
 def verify_at_bench(problem, model, reference, tensor_names, parameters, device):
     inputs = [to_device(v, device) for v in problem.call_get_inputs(device=device)]
     tensor_inputs = [v for v in inputs if isinstance(v, torch.Tensor)]
-    expected, actual = run_both(model, reference, tensor_inputs, inputs, parameters, SEED)
+    try:
+        expected, actual = run_both(model, reference, tensor_inputs, inputs, parameters, SEED)
+    except (RuntimeError, MemoryError) as e:
+        text = str(e)
+        if isinstance(e, MemoryError) or "can't allocate memory" in text or \
+                "out of memory" in text:
+            raise ConversionError("the check at the bench sizes does not fit in the memory of "
+                                  "%s" % (device or "the CPU"))
+        raise
     error, problem_text = compare(expected, actual)
     if problem_text is not None:
         raise ConversionError("at the bench sizes the reference disagrees with Model: " +
