@@ -176,7 +176,7 @@ report["status"].pop("host", None)
 json.dump(report, open(sys.argv[1], "w"), indent=1)
 PY
             tar -czf "$out/rl-nano-run-$device.tar.gz" --exclude='*.safetensors' \
-                --exclude='optimizer.pt' --exclude='rl-nano/model' rl-nano
+                --exclude='rl-nano/model' rl-nano
             exit $rc
         ) || status=1
         ;;

@@ -15,6 +15,8 @@ packages=(
     qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-translations-l10n libgl-dev
     libqscintilla2-qt6-dev libqcustomplot-dev
     libtorch-dev nlohmann-json3-dev libpcre2-dev libicu-dev libsqlite3-dev
+    # The headers of Gloo, the process group of data-parallel training on CPUs (core/distributed).
+    libgloo-dev
     # LibTorch's matrix products on the CPU go through libblas.so.3; without an optimised BLAS
     # that is the reference implementation, 15-20 times slower for the model (docs/rl.md).
     libopenblas0-openmp

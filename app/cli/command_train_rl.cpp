@@ -5,6 +5,8 @@
 #include "core/common/error.h"
 #include "core/common/file_limits.h"
 #include "core/common/file_util.h"
+#include "core/distributed/rank_environment.h"
+#include "core/distributed/rank_launcher.h"
 #include "core/train/rl_config.h"
 #include "core/train/rl_trainer.h"
 
@@ -38,14 +40,18 @@ const char* const kUsage =
     "  --model DIR         a Hugging Face folder, or embedded (DICE-nano)\n"
     "  --device D          cpu, cuda or cuda:N\n"
     "  --seed N\n"
-    "  --threads N         CPU threads for LibTorch\n";
+    "  --threads N         CPU threads for LibTorch\n\n"
+    "several processes (docs/distributed.md):\n"
+    "  --nproc N           start N ranks on this host (one per GPU with --device cuda), with\n"
+    "                      the variables torchrun sets; a process started by torchrun (RANK,\n"
+    "                      WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT) is one rank\n";
 
 } // namespace
 
 int trainRl(const Invocation&, const std::vector<std::string>& words) {
-    const Arguments args(
-        words, {"help"},
-        {"config", "preset", "print-preset", "output", "model", "device", "seed", "threads"});
+    const Arguments args(words, {"help"},
+                         {"config", "preset", "print-preset", "output", "model", "device", "seed",
+                          "threads", "nproc"});
     if (!args.ok() || !args.positionals().empty()) {
         std::cerr << "dice train rl: " << (args.ok() ? "" : args.error() + "\n") << kUsage;
         return 2;
@@ -88,10 +94,41 @@ int trainRl(const Invocation&, const std::vector<std::string>& words) {
     }
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
+    const int processes = args.integer("nproc", 1);
+    if (processes < 1 || processes > 1024)
+        throw UsageError("--nproc must be from 1 to 1024");
+    if (processes > 1) {
+        if (rankEnvironment().present) {
+            std::cerr << "dice train rl: --nproc starts ranks, and this process already is one "
+                         "(WORLD_SIZE is set)\n";
+            return 2;
+        }
+        RankLaunch launch;
+        launch.argv = {"/proc/self/exe"};
+        for (std::size_t i = 0; i < words.size(); ++i) {
+            if (words[i] == "--nproc") {
+                ++i;
+                continue;
+            }
+            if (words[i].rfind("--nproc=", 0) == 0)
+                continue;
+            launch.argv.push_back(words[i]);
+        }
+        launch.argv.insert(launch.argv.begin() + 1, {"train", "rl"});
+        launch.ranks = processes;
+        launch.stop = &g_cancel;
+        const RankLaunchResult result = launchRanks(launch);
+        if (!result.failure.empty())
+            std::cerr << "dice train rl: " << result.failure << "\n";
+        return result.exitCode;
+    }
+    const bool leader = rankEnvironment().rank == 0;
     RlHooks hooks;
     hooks.log = [](const std::string& line) { std::cerr << line << std::endl; };
     hooks.cancel = &g_cancel;
     const RlReport report = dice::trainRl(config, hooks);
+    if (!leader)
+        return 0;
     std::cout << (report.stopped ? "stopped (" + report.stopReason + ")" : std::string("finished"))
               << " after step " << report.steps << " of " << config.totalSteps() << " in "
               << static_cast<int>(report.seconds) << " s"

@@ -8,6 +8,7 @@
 #include "core/common/error.h"
 #include "core/diffusion/qwen3_network.h"
 #include "core/diffusion/sdar_sampler.h"
+#include "core/distributed/sharded_adamw.h"
 #include "core/model/cpu_threads.h"
 #include "core/model/device_memory.h"
 #include "core/train/trace_update.h"
@@ -125,8 +126,7 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
         resetPeakDeviceMemory(0);
     for (auto& p : model->parameters())
         p.requires_grad_(true);
-    torch::optim::AdamW optimizer(
-        model->parameters(), torch::optim::AdamWOptions(1e-6).betas({0.9, 0.999}).weight_decay(0));
+    ShardedAdamW optimizer(model->parameters(), AdamWSettings{}, nullptr);
     TraceUpdateOptions update;
     update.microBatch = o.microBatch;
     update.accumulation = o.accumulation;

@@ -264,7 +264,8 @@ std::vector<GenerationResult> generate(DiffusionNetwork& network,
                             std::to_string(id) + ", outside the model's vocabulary");
         s.blockStart = s.promptLength / B * B;
         s.checked = s.promptLength;
-        s.rng.seed(splitmix64(options.seed ^ splitmix64(static_cast<std::uint64_t>(i))));
+        s.rng.seed(splitmix64(options.seed ^
+                              splitmix64(options.firstSequence + static_cast<std::uint64_t>(i))));
         capacity = std::max(capacity, total);
     }
     std::vector<GenerationResult> results(prompts.size());

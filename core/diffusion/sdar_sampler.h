@@ -46,6 +46,9 @@ struct SamplerOptions {
     // of uneven length keep the batch full. A sequence's result does not depend on it.
     std::int64_t maxActive = 0;
     std::uint64_t seed = 0;
+    // The number of the first prompt in the seeding of each sequence's random stream: a share of
+    // a larger list decoded elsewhere (another rank) gets the streams it would have had there.
+    std::uint64_t firstSequence = 0;
     std::int64_t maskId = 151669;
     std::vector<std::int64_t> stopIds; // generation ends at the first of these in the answer
     // Ids at or above vocabLimit (the tokenizer's size; the embedding has padding rows) are never

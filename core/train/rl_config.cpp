@@ -143,46 +143,48 @@ nlohmann::json toJson(const RlConfig& c) {
     nlohmann::json evaluation = {{"every", c.evalEvery}, {"max_tokens", c.evalMaxTokens}};
     if (!c.evalData.tasks.empty())
         evaluation["data"] = dataToJson(c.evalData);
-    return {{"model", c.model},
-            {"output", c.output},
-            {"device", c.device},
-            {"threads", c.threads},
-            {"seed", c.seed},
-            {"phases", phases},
-            {"schedule", toString(c.schedule)},
-            {"tasks_per_step", c.tasksPerStep},
-            {"rollouts_per_task", c.rolloutsPerTask},
-            {"max_prompt_tokens", c.maxPromptTokens},
-            {"rollout",
-             {{"block_length", s.blockLength},
-              {"steps", s.steps},
-              {"strategy", toString(s.strategy)},
-              {"threshold", s.threshold},
-              {"temperature", s.temperature},
-              {"top_k", s.topK},
-              {"top_p", s.topP},
-              {"max_tokens", s.maxTokens},
-              {"batch", c.rolloutBatch}}},
-            {"reward", toJson(c.reward)},
-            {"judge",
-             {{"devices", c.judgeDevices},
-              {"compile_threads", c.compileThreads},
-              {"idle_timeout_s", c.judgeIdleTimeoutS}}},
-            {"optimizer",
-             {{"learning_rate", c.learningRate},
-              {"beta1", c.beta1},
-              {"beta2", c.beta2},
-              {"weight_decay", c.weightDecay},
-              {"epsilon", c.epsilon},
-              {"clip_norm", c.clipNorm},
-              {"micro_batch", c.microBatch},
-              {"accumulation", c.accumulation},
-              {"mixed_precision", c.mixedPrecision},
-              {"gradient_checkpointing", c.gradientCheckpointing}}},
-            {"trace_rl", {{"clip_epsilon", c.clipEpsilon}, {"kl_beta", c.klBeta}}},
-            {"eval", evaluation},
-            {"save_every", c.saveEvery},
-            {"keep_checkpoints", c.keepCheckpoints}};
+    return {
+        {"model", c.model},
+        {"output", c.output},
+        {"device", c.device},
+        {"threads", c.threads},
+        {"seed", c.seed},
+        {"phases", phases},
+        {"schedule", toString(c.schedule)},
+        {"tasks_per_step", c.tasksPerStep},
+        {"rollouts_per_task", c.rolloutsPerTask},
+        {"max_prompt_tokens", c.maxPromptTokens},
+        {"rollout",
+         {{"block_length", s.blockLength},
+          {"steps", s.steps},
+          {"strategy", toString(s.strategy)},
+          {"threshold", s.threshold},
+          {"temperature", s.temperature},
+          {"top_k", s.topK},
+          {"top_p", s.topP},
+          {"max_tokens", s.maxTokens},
+          {"batch", c.rolloutBatch}}},
+        {"reward", toJson(c.reward)},
+        {"judge",
+         {{"devices", c.judgeDevices},
+          {"compile_threads", c.compileThreads},
+          {"idle_timeout_s", c.judgeIdleTimeoutS}}},
+        {"optimizer",
+         {{"learning_rate", c.learningRate},
+          {"beta1", c.beta1},
+          {"beta2", c.beta2},
+          {"weight_decay", c.weightDecay},
+          {"epsilon", c.epsilon},
+          {"clip_norm", c.clipNorm},
+          {"micro_batch", c.microBatch},
+          {"accumulation", c.accumulation},
+          {"mixed_precision", c.mixedPrecision},
+          {"gradient_checkpointing", c.gradientCheckpointing}}},
+        {"trace_rl", {{"clip_epsilon", c.clipEpsilon}, {"kl_beta", c.klBeta}}},
+        {"eval", evaluation},
+        {"save_every", c.saveEvery},
+        {"keep_checkpoints", c.keepCheckpoints},
+        {"distributed", {{"bucket_mb", c.bucketMegabytes}, {"timeout_s", c.collectiveTimeoutS}}}};
 }
 
 RlConfig rlConfigFromJson(const nlohmann::json& given) {
@@ -199,7 +201,8 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
     const Fields f(json, "config",
                    {"model", "output", "device", "threads", "seed", "phases", "schedule",
                     "tasks_per_step", "rollouts_per_task", "max_prompt_tokens", "rollout", "reward",
-                    "judge", "optimizer", "trace_rl", "eval", "save_every", "keep_checkpoints"});
+                    "judge", "optimizer", "trace_rl", "eval", "save_every", "keep_checkpoints",
+                    "distributed"});
     RlConfig c;
     c.model = f.text("model", "embedded");
     c.output = f.text("output", "");
@@ -317,6 +320,12 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
         f.fail("phases", "have no step to run, and there is no evaluation (eval.data) either");
     c.saveEvery = f.whole("save_every", c.saveEvery, 0, 1000000);
     c.keepCheckpoints = static_cast<int>(f.whole("keep_checkpoints", c.keepCheckpoints, 1, 1000));
+    if (f.has("distributed")) {
+        const Fields d(f.at("distributed"), "config.distributed", {"bucket_mb", "timeout_s"});
+        c.bucketMegabytes = static_cast<int>(d.whole("bucket_mb", c.bucketMegabytes, 1, 4096));
+        c.collectiveTimeoutS =
+            static_cast<int>(d.whole("timeout_s", c.collectiveTimeoutS, 10, 24 * 3600));
+    }
     return c;
 }
 

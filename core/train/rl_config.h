@@ -85,6 +85,12 @@ struct RlConfig {
     std::int64_t saveEvery = 10;
     int keepCheckpoints = 2;
 
+    // Several ranks (docs/distributed.md): gradients are summed in buckets of about this many
+    // megabytes while the backward pass runs; a rank waits this long for the others at a
+    // collective before the run fails.
+    int bucketMegabytes = 25;
+    int collectiveTimeoutS = 1800;
+
     std::int64_t totalSteps() const;
 };
 

@@ -9,6 +9,10 @@
 #include "core/common/splitmix.h"
 #include "core/cuda/cuda_driver.h"
 #include "core/diffusion/qwen3_network.h"
+#include "core/distributed/communicator.h"
+#include "core/distributed/gradient_buckets.h"
+#include "core/distributed/rank_environment.h"
+#include "core/distributed/sharded_adamw.h"
 #include "core/model/device_memory.h"
 #include "core/model/qwen3_model.h"
 #include "core/reward/reward_service.h"
@@ -96,11 +100,13 @@ std::string hostName() {
 // What the trainer is doing, for whoever follows the run folder.
 class StatusFile {
 public:
-    explicit StatusFile(fs::path path)
-        : m_path(std::move(path)) {}
+    // Only one rank writes it (the leader); the others' calls do nothing.
+    explicit StatusFile(fs::path path, bool writes = true)
+        : m_path(std::move(path))
+        , m_writes(writes) {}
 
     void set(nlohmann::json status, bool force = false) {
-        if (!force && secondsSince(m_last) < 0.5)
+        if (!m_writes || (!force && secondsSince(m_last) < 0.5))
             return;
         m_last = Clock::now();
         // Who writes it, so that a reader on this host can tell a running trainer from one that
@@ -112,8 +118,46 @@ public:
 
 private:
     fs::path m_path;
+    bool m_writes;
     Clock::time_point m_last{};
 };
+
+// Ranks take contiguous shares of a list of n: rank r of size gets [first, end).
+std::pair<std::size_t, std::size_t> shareOf(std::size_t n, int rank, int size) {
+    return {n * static_cast<std::size_t>(rank) / static_cast<std::size_t>(size),
+            n * static_cast<std::size_t>(rank + 1) / static_cast<std::size_t>(size)};
+}
+
+// Every rank's records, in rank order: the shares put back together as one list.
+std::vector<nlohmann::json> gatherRecords(Communicator* comm,
+                                          const std::vector<nlohmann::json>& mine) {
+    if (!comm)
+        return mine;
+    std::vector<nlohmann::json> all;
+    for (const std::string& text : comm->allGatherText(textOf(nlohmann::json(mine)))) {
+        const nlohmann::json part = nlohmann::json::parse(text);
+        for (const auto& record : part)
+            all.push_back(record);
+    }
+    return all;
+}
+
+nlohmann::json judgedRecord(const Judged& judged) {
+    return {{"evaluation", toJson(judged.evaluation)}, {"reward", toJson(judged.reward)}};
+}
+
+Judged judgedFromRecord(const nlohmann::json& record) {
+    Judged judged;
+    judged.evaluation = evaluationFromJson(record.at("evaluation"));
+    const auto& reward = record.at("reward");
+    judged.reward.value = reward.at("value").get<double>();
+    judged.reward.correct = reward.at("correct").get<bool>();
+    judged.reward.hack = reward.at("hack").get<bool>();
+    judged.reward.speedup = reward.value("speedup", 0.0);
+    judged.reward.coverage = reward.value("coverage", 0.0);
+    judged.reward.hackReason = reward.value("hack_reason", std::string());
+    return judged;
+}
 
 RlReport runTraining(const RlConfig& config, const RlHooks& hooks);
 
@@ -123,8 +167,15 @@ RlReport trainRl(const RlConfig& config, const RlHooks& hooks) {
     try {
         return runTraining(config, hooks);
     } catch (const std::exception& e) {
-        // The run folder says why its trainer ended, for a reader that did not start it.
-        if (!config.output.empty() && fs::is_directory(config.output))
+        // The run folder says why its trainer ended, for a reader that did not start it. One
+        // rank writes it: the leader.
+        bool leader = true;
+        try {
+            leader = rankEnvironment().rank == 0;
+        } catch (const Error&) {
+            leader = false;
+        }
+        if (leader && !config.output.empty() && fs::is_directory(config.output))
             StatusFile(fs::path(config.output) / "status.json")
                 .set({{"state", "failed"}, {"error", e.what()}}, true);
         throw;
@@ -164,22 +215,53 @@ void standardiseGroups(const std::vector<double>& rewards, std::size_t groupSize
 namespace {
 
 RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
-    const auto log = [&](const std::string& line) {
-        if (hooks.log)
-            hooks.log(line);
-    };
     const auto begin = Clock::now();
     if (config.output.empty())
         throw Error("the RL run needs an output folder");
     if (config.threads > 0)
         at::set_num_threads(config.threads);
+
+    // Several ranks (docs/distributed.md): each on its own GPU of its host, or each a CPU process.
+    const RankEnvironment ranks = rankEnvironment();
+    std::string deviceName = config.device;
+    if (ranks.present && deviceName.rfind("cuda", 0) == 0)
+        deviceName = "cuda:" + std::to_string(ranks.localRank);
+    const ModelPlacement placement = placementOf(deviceName);
+    const torch::Device device = placement.device == ModelDevice::Cuda
+                                     ? torch::Device(torch::kCUDA, placement.deviceIndex)
+                                     : torch::Device(torch::kCPU);
+    std::unique_ptr<Communicator> comm;
+    if (ranks.present)
+        comm =
+            Communicator::connect(ranks, device, std::chrono::seconds(config.collectiveTimeoutS));
+    const int rank = comm ? comm->rank() : 0;
+    const int rankCount = comm ? comm->size() : 1;
+    // The leader writes the run folder; every rank computes the same step.
+    const bool leader = rank == 0;
+    const auto log = [&](const std::string& line) {
+        if (hooks.log && leader)
+            hooks.log(line);
+    };
+
     const fs::path output(config.output);
     std::error_code ec;
-    fs::create_directories(output / "rollouts", ec);
-    fs::create_directories(output / "checkpoints", ec);
-    if (ec)
-        throw FileError(output.string(), "cannot create the run folder: " + ec.message());
-    StatusFile status(output / "status.json");
+    if (leader) {
+        fs::create_directories(output / "rollouts", ec);
+        fs::create_directories(output / "checkpoints", ec);
+        if (ec)
+            throw FileError(output.string(), "cannot create the run folder: " + ec.message());
+    }
+    if (comm) {
+        // The run folder is one folder every rank sees: the others read its checkpoints.
+        comm->barrier();
+        if (!fs::is_directory(output))
+            throw FileError(output.string(),
+                            "rank " + std::to_string(rank) +
+                                " does not see the run folder: the ranks need one folder they "
+                                "all see (a shared file system across hosts)");
+        log(std::to_string(rankCount) + " ranks (" + comm->backend() + ")");
+    }
+    StatusFile status(output / "status.json", leader);
     status.set({{"state", "starting"}}, true);
 
     // The model, and where a resumed run takes up.
@@ -189,7 +271,7 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
     const std::string tokenizerPath = (fs::path(initial) / "tokenizer.json").string();
     const Tokenizer tokenizer = Tokenizer::load(tokenizerPath);
     LoadOptions load;
-    load.placement = placementOf(config.device);
+    load.placement = placement;
     std::unique_ptr<Qwen3Model> model = Qwen3Model::load(modelFolder, load);
     model->setGradientCheckpointing(config.gradientCheckpointing);
     const ModelConfig& modelConfig = model->config();
@@ -212,7 +294,8 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
     // The model as the configuration names it ("embedded" stays "embedded"), so that a run folder
     // names no folder of the machine that made it and resumes on another.
     resolved["model"] = config.model.empty() ? std::string("embedded") : config.model;
-    writeFileAtomically((output / "config.json").string(), resolved.dump(2) + "\n");
+    if (leader)
+        writeFileAtomically((output / "config.json").string(), resolved.dump(2) + "\n");
 
     std::vector<RlTaskPool> pools;
     for (const auto& phase : config.phases) {
@@ -227,6 +310,10 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
     RewardServiceOptions judgeOptions;
     judgeOptions.reward = config.reward;
     judgeOptions.evaluator.devices = config.judgeDevices;
+    // A rank judges its share on its own GPU, with as many workers as the configuration asks.
+    if (comm && device.is_cuda())
+        for (int& d : judgeOptions.evaluator.devices)
+            d = static_cast<int>(device.index());
     judgeOptions.evaluator.workerExecutable = hooks.workerExecutable;
     judgeOptions.evaluator.idleTimeoutMs = config.judgeIdleTimeoutS * 1000;
     judgeOptions.batch.compileThreads = config.compileThreads;
@@ -235,17 +322,29 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         log("note: there is no GPU to run kernels, so no candidate can be judged correct and "
             "every group's rewards are equal; the reward mode \"compile\" is made for this");
 
+    if (comm) {
+        // Every rank starts from the leader's weights, whatever each read.
+        at::NoGradGuard noGrad;
+        for (auto& p : model->parameters())
+            comm->broadcast(p, 0);
+    }
     for (auto& p : model->parameters())
         p.requires_grad_(true);
-    torch::optim::AdamW optimizer(model->parameters(),
-                                  torch::optim::AdamWOptions(config.learningRate)
-                                      .betas({config.beta1, config.beta2})
-                                      .weight_decay(config.weightDecay)
-                                      .eps(config.epsilon));
+    AdamWSettings adamw;
+    adamw.learningRate = config.learningRate;
+    adamw.beta1 = config.beta1;
+    adamw.beta2 = config.beta2;
+    adamw.weightDecay = config.weightDecay;
+    adamw.epsilon = config.epsilon;
+    ShardedAdamW optimizer(model->parameters(), adamw, comm.get());
+    std::unique_ptr<GradientBuckets> buckets;
+    if (comm)
+        buckets = std::make_unique<GradientBuckets>(model->parameters(), *comm,
+                                                    std::int64_t(config.bucketMegabytes) << 20);
     std::int64_t start = 0;
     std::map<std::string, RlTaskRecord> records;
     if (!existing.empty()) {
-        torch::load(optimizer, (existing.back().folder / "optimizer.pt").string());
+        optimizer.load((existing.back().folder / "optimizer.safetensors").string());
         const fs::path stateFile = existing.back().folder / "trainer_state.json";
         nlohmann::json state;
         try {
@@ -265,15 +364,18 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
                                  r.value("correct", 0)};
         log("resuming from " + existing.back().folder.filename().string());
     }
-    const torch::Device device = load.placement.device == ModelDevice::Cuda
-                                     ? torch::Device(torch::kCUDA, load.placement.deviceIndex)
-                                     : torch::Device(torch::kCPU);
     const bool autocast = config.mixedPrecision && load.placement.device == ModelDevice::Cuda;
 
+    // A collective: every rank's moments go into the one file the leader writes.
     const auto saveCheckpoint = [&](std::int64_t step) {
         const fs::path folder = checkpointFolder(output, step);
-        saveModelFolder(*model, folder.string(), tokenizerPath, ModelDType::Float32);
-        torch::save(optimizer, (folder / "optimizer.pt").string());
+        if (leader)
+            saveModelFolder(*model, folder.string(), tokenizerPath, ModelDType::Float32);
+        optimizer.save((folder / "optimizer.safetensors").string());
+        if (!leader) {
+            comm->barrier();
+            return;
+        }
         nlohmann::json saved = nlohmann::json::object();
         for (const auto& [name, r] : records)
             saved[name] = {
@@ -281,6 +383,8 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         writeFileAtomically((folder / "trainer_state.json").string(),
                             textOf(nlohmann::json{{"step", step}, {"records", saved}}, 2) + "\n");
         pruneCheckpoints(output, config.keepCheckpoints);
+        if (comm)
+            comm->barrier();
     };
 
     // With mixed precision on CUDA, rollouts are sampled by a bfloat16 copy of the float32 master
@@ -301,7 +405,8 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
 
     const auto sampleAll = [&](const std::vector<std::vector<std::int64_t>>& prompts,
                                SamplerOptions options, std::uint64_t seed,
-                               const std::function<void(std::size_t)>& progress) {
+                               const std::function<void(std::size_t)>& progress,
+                               std::size_t firstSequence) {
         options.maskId = maskId;
         options.stopIds = stopIds;
         options.vocabLimit = tokenizer.vocabSize();
@@ -312,6 +417,7 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         // its sequence finishes, so a step's uneven answers keep the batch full.
         options.maxActive = std::max(1, config.rolloutBatch);
         options.seed = splitmix64(seed);
+        options.firstSequence = firstSequence;
         const std::size_t every =
             std::max<std::size_t>(1, static_cast<std::size_t>(options.maxActive) / 4);
         std::size_t done = 0;
@@ -343,15 +449,29 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         greedy.strategy = RemaskStrategy::LowConfidenceStatic;
         greedy.maxTokens = config.evalMaxTokens;
         status.set({{"state", "evaluating"}, {"step", step}}, true);
-        const auto results = sampleAll(prompts, greedy, config.seed, [](std::size_t) {});
+        // Each rank answers and judges its share of the tasks.
+        const auto [first, end] = shareOf(prompts.size(), rank, rankCount);
+        const std::vector<std::vector<std::int64_t>> share(prompts.begin() + first,
+                                                           prompts.begin() + end);
+        const auto results = sampleAll(
+            share, greedy, config.seed, [](std::size_t) {}, first);
         std::vector<RewardItem> items;
-        for (std::size_t i = 0; i < results.size(); ++i)
-            items.push_back({"native", evalPool->tasks()[i].task, "",
-                             evalPool->candidate(asked[i], answerText(results[i].tokens)),
-                             evalPool->tasks()[i].task.name + ".dice"});
+        for (std::size_t i = 0; i < evalPool->tasks().size(); ++i)
+            items.push_back(
+                {"native", evalPool->tasks()[i].task, "",
+                 i >= first && i < end
+                     ? evalPool->candidate(asked[i], answerText(results[i - first].tokens))
+                     : std::string(),
+                 evalPool->tasks()[i].task.name + ".dice"});
         if (device.is_cuda())
             releaseCachedDeviceMemory();
-        const auto judged = judge.judge(items);
+        const std::vector<RewardItem> mine(items.begin() + first, items.begin() + end);
+        std::vector<nlohmann::json> judgedShare;
+        for (const Judged& j : judge.judge(mine))
+            judgedShare.push_back(judgedRecord(j));
+        std::vector<Judged> judged;
+        for (const auto& record : gatherRecords(comm.get(), judgedShare))
+            judged.push_back(judgedFromRecord(record));
         failIfNothingWasJudged(judged);
         int correct = 0;
         double total = 0;
@@ -365,6 +485,8 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
                              {"correct", judged[i].reward.correct},
                              {"reward", judged[i].reward.value}});
         }
+        if (!leader)
+            return;
         const nlohmann::json line = {
             {"step", step},
             {"tasks", judged.size()},
@@ -381,15 +503,25 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
     report.firstStep = start;
     if (start == 0 && evalPool)
         evaluate(0);
-    std::ofstream metrics(output / "metrics.jsonl", std::ios::app);
+    std::ofstream metrics;
+    if (leader)
+        metrics.open(output / "metrics.jsonl", std::ios::app);
     const std::int64_t total = config.totalSteps();
     std::int64_t step = start;
     for (; step < total; ++step) {
-        for (const char* control : {"STOP", "PAUSE"})
-            if (fs::exists(output / control, ec) && report.stopReason.empty())
-                report.stopReason = std::string(control) == "STOP" ? "stopped" : "paused";
+        if (leader)
+            for (const char* control : {"STOP", "PAUSE"})
+                if (fs::exists(output / control, ec) && report.stopReason.empty())
+                    report.stopReason = std::string(control) == "STOP" ? "stopped" : "paused";
         if (hooks.cancel && hooks.cancel->load() && report.stopReason.empty())
             report.stopReason = "cancelled";
+        // The ranks stop together: at the first rank's reason, in rank order.
+        if (comm)
+            for (const std::string& reason : comm->allGatherText(report.stopReason))
+                if (!reason.empty()) {
+                    report.stopReason = reason;
+                    break;
+                }
         if (!report.stopReason.empty())
             break;
 
@@ -441,35 +573,44 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         }
         const auto group = static_cast<std::size_t>(config.rolloutsPerTask);
         state["rollouts"] = sampled.size();
-        const auto generated = sampleAll(sampled, config.sampler,
-                                         config.seed ^ splitmix64(static_cast<std::uint64_t>(step)),
-                                         [&](std::size_t done) {
-                                             state["sampled"] = done;
-                                             state["seconds"] = secondsSince(stepStart);
-                                             status.set(state);
-                                         });
+        // Each rank samples and judges the groups of its share; the sequences keep the random
+        // streams of their place in the whole step.
+        const auto [firstGroup, endGroup] = shareOf(prompts.size(), rank, rankCount);
+        const std::vector<std::vector<std::int64_t>> share(sampled.begin() + firstGroup * group,
+                                                           sampled.begin() + endGroup * group);
+        const auto generated = sampleAll(
+            share, config.sampler, config.seed ^ splitmix64(static_cast<std::uint64_t>(step)),
+            [&](std::size_t done) {
+                state["sampled"] = done;
+                state["seconds"] = secondsSince(stepStart);
+                status.set(state);
+            },
+            firstGroup * group);
         const double sampleSeconds = secondsSince(stepStart);
-        if (hooks.cancel && hooks.cancel->load()) {
+        bool cancelled = hooks.cancel && hooks.cancel->load();
+        if (comm)
+            cancelled = comm->any(cancelled);
+        if (cancelled) {
             report.stopReason = "cancelled";
             break;
         }
         std::vector<Rollout> rollouts(generated.size());
         std::vector<RewardItem> items;
-        std::int64_t sampledTokens = 0;
+        const auto finishRollout = [&](Rollout& r) {
+            r.answer = answerText(r.tokens);
+            r.candidate = pool.candidate(prompts[r.prompt].prompt, r.answer);
+            const RlTask& task = pool.tasks()[prompts[r.prompt].prompt.task];
+            items.push_back({"native", task.task, "", r.candidate, task.task.name + ".dice"});
+        };
         for (std::size_t i = 0; i < generated.size(); ++i) {
             Rollout& r = rollouts[i];
-            r.prompt = i / group;
+            r.prompt = firstGroup + i / group;
             r.tokens = generated[i].tokens;
             r.commitStep = generated[i].commitStep;
             r.tail = generated[i].tailTokens;
             r.tailStep = generated[i].tailCommitStep;
             r.finish = generated[i].reason;
-            r.answer = answerText(r.tokens);
-            const StepPrompt& p = prompts[r.prompt];
-            r.candidate = pool.candidate(p.prompt, r.answer);
-            sampledTokens += static_cast<std::int64_t>(r.tokens.size());
-            items.push_back({"native", pool.tasks()[p.prompt.task].task, "", r.candidate,
-                             pool.tasks()[p.prompt.task].task.name + ".dice"});
+            finishRollout(r);
         }
 
         // Judging. The sampler's cache blocks go back to the driver first: the reward service's
@@ -480,14 +621,46 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         const auto judgeStart = Clock::now();
         state["state"] = "judging";
         status.set(state, true);
-        const auto judged =
+        auto judged =
             judge.judge(items, [&](std::size_t done, std::size_t, std::size_t, const Judged&) {
                 state["judged"] = done;
                 state["seconds"] = secondsSince(stepStart);
                 status.set(state);
             });
         const double judgeSeconds = secondsSince(judgeStart);
+        if (comm) {
+            // Every rank gets the whole step: the same groups to standardise, the same records
+            // for the schedule, the same rollouts to deal out in the update.
+            std::vector<nlohmann::json> mine;
+            for (std::size_t i = 0; i < rollouts.size(); ++i) {
+                const Rollout& r = rollouts[i];
+                mine.push_back({{"tokens", r.tokens},
+                                {"commit_step", r.commitStep},
+                                {"tail", r.tail},
+                                {"tail_step", r.tailStep},
+                                {"finish", static_cast<int>(r.finish)},
+                                {"judged", judgedRecord(judged[i])}});
+            }
+            const auto all = gatherRecords(comm.get(), mine);
+            rollouts.assign(all.size(), Rollout());
+            items.clear();
+            judged.clear();
+            for (std::size_t i = 0; i < all.size(); ++i) {
+                Rollout& r = rollouts[i];
+                r.prompt = i / group;
+                r.tokens = all[i].at("tokens").get<std::vector<std::int64_t>>();
+                r.commitStep = all[i].at("commit_step").get<std::vector<std::int64_t>>();
+                r.tail = all[i].at("tail").get<std::vector<std::int64_t>>();
+                r.tailStep = all[i].at("tail_step").get<std::vector<std::int64_t>>();
+                r.finish = static_cast<FinishReason>(all[i].at("finish").get<int>());
+                finishRollout(r);
+                judged.push_back(judgedFromRecord(all[i].at("judged")));
+            }
+        }
         failIfNothingWasJudged(judged);
+        std::int64_t sampledTokens = 0;
+        for (const Rollout& r : rollouts)
+            sampledTokens += static_cast<std::int64_t>(r.tokens.size());
         std::vector<double> rewards;
         int correct = 0;
         int hacks = 0;
@@ -529,6 +702,8 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         update.padId = padId;
         update.vocabLimit = tokenizer.vocabSize();
         update.autocast = autocast;
+        update.communicator = comm.get();
+        update.buckets = buckets.get();
         update.progress = [&](std::size_t done, std::size_t of) {
             state["updated"] = done;
             state["micro_batches"] = of;
@@ -545,7 +720,7 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         const double updateSeconds = secondsSince(updateStart);
 
         // What the step did, for the run folder.
-        {
+        if (leader) {
             std::ofstream file(output / "rollouts" / (std::to_string(step + 1) + ".jsonl"));
             for (std::size_t i = 0; i < rollouts.size(); ++i) {
                 const Rollout& r = rollouts[i];
@@ -623,9 +798,12 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
             {"update_seconds", updateSeconds},
             {"old_policy_seconds", u.oldPolicySeconds},
             {"peak_memory_bytes", device.is_cuda() ? peakDeviceMemory(device.index()) : 0},
+            {"ranks", rankCount},
+            {"buckets_overlapped", u.bucketsOverlapped},
             {"tokens_per_second", sampleSeconds > 0 ? sampledTokens / sampleSeconds : 0.0},
             {"seconds", secondsSince(begin)}};
-        metrics << line.dump() << "\n" << std::flush;
+        if (leader)
+            metrics << line.dump() << "\n" << std::flush;
         log("step " + std::to_string(step + 1) + "/" + std::to_string(total) + " (" +
             toString(kind) + "): mean reward " + std::to_string(meanReward) + ", " +
             std::to_string(correct) + "/" + std::to_string(rollouts.size()) + " correct, " +
@@ -646,7 +824,10 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         saveCheckpoint(step);
     if (!report.stopped && total > 0) {
         report.modelFolder = (output / "model").string();
-        saveModelFolder(*model, report.modelFolder, tokenizerPath, ModelDType::Float32);
+        if (leader)
+            saveModelFolder(*model, report.modelFolder, tokenizerPath, ModelDType::Float32);
+        if (comm)
+            comm->barrier();
     }
     report.seconds = secondsSince(begin);
     status.set({{"state", report.stopped ? report.stopReason : "finished"},

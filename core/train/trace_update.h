@@ -4,8 +4,6 @@
 // LibTorch types: include only from files that include LibTorch first.
 #include "core/train/trace_rl.h"
 
-#include <torch/optim/optimizer.h>
-
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -13,9 +11,18 @@
 // One epoch of TraceRL's clipped update over a step's kept rollouts (docs/rl.md, step 5): the old
 // policy's log-probabilities of every micro-batch first, then the update with gradient
 // accumulation and clipping. The trainer and the RL benchmark run this one function.
+//
+// With several ranks (docs/distributed.md) every rank holds the same rollouts; the micro-batches
+// of each accumulation window are dealt out to the ranks in turn, each rank's gradients are summed
+// over the ranks by the buckets while its last backward pass of the window runs, and every rank
+// then takes the same optimiser step. An optimiser step thus sees the gradient one process would
+// have summed over the window, whatever the number of ranks.
 namespace dice {
 
+class Communicator;
+class GradientBuckets;
 class Qwen3Model;
+class ShardedAdamW;
 
 struct TraceUpdateOptions {
     int microBatch = 1;   // rollouts per forward pass
@@ -27,11 +34,15 @@ struct TraceUpdateOptions {
     std::int64_t padId = 0;
     std::int64_t vocabLimit = 0;
     bool autocast = false; // bfloat16 autocast (CUDA)
-    // Called after each micro-batch of the update: (done, of).
+    // Called after each micro-batch of the update: (done, of), this rank's.
     std::function<void(std::size_t, std::size_t)> progress;
+    // Several ranks: both or neither.
+    Communicator* communicator = nullptr;
+    GradientBuckets* buckets = nullptr;
 };
 
 struct TraceUpdateStats {
+    // Over every rank's micro-batches.
     double policy = 0; // sums over micro-batches; divide by microBatches
     double kl = 0;
     double clipped = 0;
@@ -43,11 +54,12 @@ struct TraceUpdateStats {
     std::int64_t targets = 0;
     std::int64_t rows = 0;        // rounds (rows of the doubled layout) over all micro-batches
     std::int64_t inputTokens = 0; // cells of the doubled layout over all micro-batches
-    double oldPolicySeconds = 0;
+    double oldPolicySeconds = 0;  // this rank's
     double updateSeconds = 0;
+    int bucketsOverlapped = 0; // buckets whose sum started during a backward pass, this rank
 };
 
-TraceUpdateStats traceRlUpdate(Qwen3Model& model, torch::optim::Optimizer& optimizer,
+TraceUpdateStats traceRlUpdate(Qwen3Model& model, ShardedAdamW& optimizer,
                                const std::vector<TraceRollout>& rollouts,
                                const TraceUpdateOptions& options);
 
