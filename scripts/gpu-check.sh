@@ -32,6 +32,9 @@ if [[ -n "${DICE_DEPS_PREFIX:-}" ]]; then
     library_path="$deps/usr/lib/x86_64-linux-gnu"
 fi
 cupti_hints="$("$python" -c 'import nvidia.cuda_cupti, os; d=os.path.dirname(nvidia.cuda_cupti.__file__); print(d + "/lib;" + d + "/include")' 2>/dev/null || true)"
+# nccl.h for c10d's NCCL process group (docs/distributed.md): PyTorch's wheel takes NCCL from the
+# nvidia-nccl package.
+nccl_hints="$("$python" -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0] + "/include")' 2>/dev/null || true)"
 
 build="$here/build/gpu"
 cmake -S "$here" -B "$build" -G Ninja \
@@ -39,7 +42,8 @@ cmake -S "$here" -B "$build" -G Ninja \
     -DDICE_GUI=OFF -DDICE_CUDA=ON -DDICE_BUILD_TESTS=OFF \
     -DCMAKE_PREFIX_PATH="$prefix_path" \
     -DCMAKE_LIBRARY_PATH="${library_path:-}" \
-    -DDICE_CUPTI_HINTS="$cupti_hints"
+    -DDICE_CUPTI_HINTS="$cupti_hints" \
+    -DDICE_NCCL_HINTS="$nccl_hints"
 cmake --build "$build" --target dice dice-evald
 
 dice="$build/bin/dice"
@@ -101,6 +105,38 @@ for step in "${steps[@]}"; do
         # call's time is short).
         "$dice" bench rl --shape 1.7b --tasks "${BENCH_RL_TASKS:-64}" \
             --output "bench-rl-1.7b-$device.json" || status=1
+        ;;
+    rl-ranks)
+        # Data-parallel BiC-RL (docs/distributed.md): the same two steps of the embedded model in
+        # one process, as one NCCL rank, and, with several GPUs, as one rank per GPU; the result
+        # file holds each run's metrics and whether the rollouts and weights agree.
+        work="$out/rl-ranks"
+        rm -rf "$work"
+        mkdir -p "$work"
+        gpus="$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)"
+        "$python" - "$work/rl.json" <<'PY'
+import json, sys
+json.dump({"model": "embedded", "device": "cuda", "seed": 3,
+           "phases": [{"kind": "end_to_end", "steps": 2,
+                       "data": {"tasks": "builtin", "names": ["relu", "silu", "gelu", "tanh"]}}],
+           "tasks_per_step": 4, "rollouts_per_task": 8,
+           "rollout": {"max_tokens": 300, "batch": 32},
+           "reward": {"mode": "correctness"}, "judge": {"devices": [0, 0], "compile_threads": 4},
+           "optimizer": {"learning_rate": 1e-5, "micro_batch": 1, "accumulation": 2},
+           "eval": {"every": 0}, "save_every": 1}, open(sys.argv[1], "w"), indent=1)
+PY
+        runs=("one" "nccl-1")
+        (cd "$work" && "$dice" train rl --config rl.json --output one) || status=1
+        (cd "$work" && WORLD_SIZE=1 RANK=0 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 \
+            "$dice" train rl --config rl.json --output nccl-1) || status=1
+        if ((gpus >= 2)); then
+            runs+=("nccl-$gpus")
+            (cd "$work" && "$dice" train rl --config rl.json --output "nccl-$gpus" \
+                --nproc "$gpus") || status=1
+        fi
+        "$dice" info --json >"$work/info.json"
+        "$python" "$here/bench/rl_ranks_report.py" "$work" "rl-ranks-$device.json" "${runs[@]}" ||
+            status=1
         ;;
     bench-rollout)
         # RL's sampling workload at the 4B shape: rollouts of uneven prompts (200-2,000 tokens)

@@ -20,7 +20,7 @@ LAYERS = {
     "core": [
         "common", "cuda", "system", "tokenizer", "tasks", "model", "diffusion", "engine",
         "prompts", "infill", "eval", "worker", "suite", "store", "kernelbench", "reward", "data",
-        "train", "bench", "selftest",
+        "distributed", "train", "bench", "selftest",
     ],
     "widgets": [
         "state", "editor", "plots", "tasks", "model", "generate", "infill", "profile", "finetune",
