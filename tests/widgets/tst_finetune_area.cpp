@@ -289,8 +289,9 @@ private Q_SLOTS:
         QVERIFY(dir.isValid());
         const QString model = makeModelFolder(dir);
         const QString run = dir.filePath(QStringLiteral("run"));
-        // Steps of a second or two: long enough for a pause to land in the middle of the run.
-        constexpr int kSteps = 8;
+        // Steps of a few tenths of a second: enough of them for a pause to land in the middle of
+        // the run, wherever the area's polling happens to see the first step.
+        constexpr int kSteps = 30;
         const nlohmann::json config = {
             {"model", model.toStdString()},
             {"output", run.toStdString()},
