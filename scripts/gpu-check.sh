@@ -138,6 +138,16 @@ PY
         "$python" "$here/bench/rl_ranks_report.py" "$work" "rl-ranks-$device.json" "${runs[@]}" ||
             status=1
         ;;
+    bench-rl-ranks)
+        # The RL step's scaling over this host's GPUs (docs/distributed.md): the bench-rl step at
+        # 1, 2, 4 ... ranks up to every GPU, one result file per count.
+        gpus="$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)"
+        for ((n = 1; n <= gpus; n *= 2)); do
+            "$dice" bench rl --shape "${BENCH_RL_SHAPE:-1.7b}" --tasks "${BENCH_RL_TASKS:-64}" \
+                --nproc "$n" --output "bench-rl-${BENCH_RL_SHAPE:-1.7b}-${n}gpu-$device.json" ||
+                status=1
+        done
+        ;;
     bench-rollout)
         # RL's sampling workload at the 4B shape: rollouts of uneven prompts (200-2,000 tokens)
         # and answers (256-4,096), fixed batches of 128 against a continuous pool of 128 rows.

@@ -6,6 +6,8 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/common/number_format.h"
+#include "core/distributed/rank_environment.h"
+#include "core/distributed/rank_launcher.h"
 #include "core/system/result_file.h"
 
 #include <iostream>
@@ -40,7 +42,10 @@ const char* const kUsage =
     "  --peak-tflops F     the bfloat16 peak utilisation is taken against (default 989)\n"
     "  --threads N         LibTorch's CPU threads\n"
     "  --seed N\n"
-    "  --output FILE       write the result file (JSON) here\n";
+    "  --output FILE       write the result file (JSON) here\n"
+    "  --nproc N           N ranks on this host, one per GPU (docs/distributed.md): each samples\n"
+    "                      and judges its share of the tasks, the update is shared; rank 0\n"
+    "                      writes the result\n";
 
 } // namespace
 
@@ -49,7 +54,7 @@ int benchRl(const Invocation& in) {
     const Arguments args(rest, {"help", "no-reward", "no-gradient-checkpointing"},
                          {"shape", "device", "tasks", "rollouts", "prompt-tokens", "max-tokens",
                           "batch", "micro-batch", "accumulation", "workers", "peak-tflops",
-                          "threads", "seed", "output"});
+                          "threads", "seed", "output", "nproc"});
     if (!args.ok() || !args.positionals().empty()) {
         std::cerr << "dice bench rl: " << (args.ok() ? "" : args.error() + "\n") << kUsage;
         return 2;
@@ -77,9 +82,34 @@ int benchRl(const Invocation& in) {
     if (o.rewardWorkers < 1 || o.rewardWorkers > 64 || !(o.peakTflops > 0))
         throw UsageError("--workers must be from 1 to 64 and --peak-tflops positive");
 
+    const int processes = args.integer("nproc", 1);
+    if (processes < 1 || processes > 1024)
+        throw UsageError("--nproc must be from 1 to 1024");
+    if (processes > 1) {
+        if (rankEnvironment().present)
+            throw UsageError("--nproc starts ranks, and this process already is one");
+        RankLaunch launch;
+        launch.argv = {"/proc/self/exe"};
+        for (std::size_t i = 0; i < in.args.size(); ++i) {
+            if (in.args[i] == "--nproc") {
+                ++i;
+                continue;
+            }
+            if (in.args[i].rfind("--nproc=", 0) != 0)
+                launch.argv.push_back(in.args[i]);
+        }
+        launch.argv.insert(launch.argv.begin() + 1, "bench");
+        launch.ranks = processes;
+        const RankLaunchResult result = launchRanks(launch);
+        if (!result.failure.empty())
+            std::cerr << "dice bench rl: " << result.failure << "\n";
+        return result.exitCode;
+    }
     nlohmann::json report = resultFileHeader("bench-rl", in.argv);
     report["results"] =
         runRlBenchmark(o, [](const std::string& line) { std::cerr << line << std::endl; });
+    if (rankEnvironment().rank != 0)
+        return 0;
     if (args.has("output"))
         writeFileAtomically(args.value("output"), report.dump(2) + "\n");
     const auto& r = report["results"];

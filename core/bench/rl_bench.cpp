@@ -8,15 +8,50 @@
 #include "core/common/error.h"
 #include "core/diffusion/qwen3_network.h"
 #include "core/diffusion/sdar_sampler.h"
+#include "core/distributed/communicator.h"
+#include "core/distributed/gradient_buckets.h"
+#include "core/distributed/rank_environment.h"
 #include "core/distributed/sharded_adamw.h"
 #include "core/model/cpu_threads.h"
 #include "core/model/device_memory.h"
 #include "core/train/trace_update.h"
 #include "core/train/train_common.h"
 
+#include <algorithm>
 #include <random>
 
 namespace dice {
+
+namespace {
+
+// Each rank's numbers, rank by rank (one rank: its own).
+std::vector<std::vector<double>> gatherNumbers(Communicator* comm,
+                                               const std::vector<double>& mine) {
+    if (!comm)
+        return {mine};
+    std::vector<std::vector<double>> all;
+    for (const std::string& text : comm->allGatherText(nlohmann::json(mine).dump()))
+        all.push_back(nlohmann::json::parse(text).get<std::vector<double>>());
+    return all;
+}
+
+// The largest of each number over the ranks: a step waits for its slowest rank.
+std::vector<double> largest(Communicator* comm, const std::vector<double>& mine) {
+    std::vector<double> out = mine;
+    for (const auto& theirs : gatherNumbers(comm, mine))
+        for (std::size_t i = 0; i < out.size(); ++i)
+            out[i] = std::max(out[i], theirs[i]);
+    return out;
+}
+
+double total(Communicator* comm, double mine) {
+    double sum = 0;
+    for (const auto& theirs : gatherNumbers(comm, {mine}))
+        sum += theirs[0];
+    return sum;
+}
+
+} // namespace
 
 double forwardFlops(const ModelConfig& config, std::int64_t rows, std::int64_t length,
                     std::int64_t scored) {
@@ -42,15 +77,34 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
     setCpuThreads(o.cpuThreads);
     const bool cuda = o.device == ModelDevice::Cuda;
     const ModelConfig config = benchmarkShape(o.shape);
+    // Several ranks (docs/distributed.md): each on its own GPU, the step's tasks split as the
+    // trainer splits them.
+    const RankEnvironment env = rankEnvironment();
+    const int gpu = cuda && env.present ? env.localRank : 0;
+    std::unique_ptr<Communicator> comm;
+    if (env.present)
+        comm =
+            Communicator::connect(env,
+                                  cuda ? c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(gpu))
+                                       : c10::Device(c10::kCPU),
+                                  std::chrono::seconds(1800));
+    const int rank = comm ? comm->rank() : 0;
+    const int ranks = comm ? comm->size() : 1;
     ModelPlacement placement;
     placement.device = o.device;
+    placement.deviceIndex = gpu;
     // As the trainer: float32 master weights, bfloat16 autocast on the GPU.
     placement.dtype = ModelDType::Float32;
     say("building " + o.shape + " (" + std::to_string(config.parameterCount()) +
         " parameters) in float32");
     if (cuda)
-        resetPeakDeviceMemory(0);
+        resetPeakDeviceMemory(gpu);
     auto model = Qwen3Model::random(config, placement, o.seed);
+    if (comm) {
+        at::NoGradGuard noGrad;
+        for (auto& p : model->parameters())
+            comm->broadcast(p, 0);
+    }
     const std::int64_t maskId = config.maskTokenId.value_or(config.vocabSize - 1);
 
     // Prompts of random ordinary tokens, each asked rolloutsPerTask times.
@@ -73,7 +127,14 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
     sampler.vocabLimit = maskId;
     say("sampling " + std::to_string(prompts.size()) + " rollouts of up to " +
         std::to_string(o.maxTokens) + " tokens, " + std::to_string(o.rolloutBatch) + " at a time");
+    const std::size_t group = static_cast<std::size_t>(o.rolloutsPerTask);
+    const std::size_t firstTask = static_cast<std::size_t>(o.tasks) * rank / ranks;
+    const std::size_t endTask = static_cast<std::size_t>(o.tasks) * (rank + 1) / ranks;
+    const std::vector<std::vector<std::int64_t>> share(prompts.begin() + firstTask * group,
+                                                       prompts.begin() + endTask * group);
     std::vector<GenerationResult> results;
+    if (comm)
+        comm->barrier();
     auto start = TrainClock::now();
     // As the trainer: a bfloat16 copy of the weights samples on the GPU.
     std::unique_ptr<Qwen3Model> samplingCopy;
@@ -85,15 +146,20 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
         // As the trainer: a pool of rolloutBatch rows refilled as sequences finish.
         sampler.maxActive = o.rolloutBatch;
         sampler.seed = o.seed;
-        results = generate(network, prompts, sampler);
+        sampler.firstSequence = firstTask * group;
+        results = generate(network, share, sampler);
     }
-    const double sampleSeconds = secondsSince(start);
-    std::int64_t answerTokens = 0, passes = 0;
+    double sampleSeconds = secondsSince(start);
+    double answerTokensHere = 0, passesHere = 0;
     for (const auto& r : results) {
-        answerTokens += static_cast<std::int64_t>(r.tokens.size());
-        passes += r.forwardPasses;
+        answerTokensHere += static_cast<double>(r.tokens.size());
+        passesHere += static_cast<double>(r.forwardPasses);
     }
-    const std::int64_t samplePeak = cuda ? peakDeviceMemory(0) : 0;
+    const auto answerTokens = static_cast<std::int64_t>(total(comm.get(), answerTokensHere));
+    const auto passes = static_cast<std::int64_t>(total(comm.get(), passesHere));
+    const std::int64_t samplePeak = static_cast<std::int64_t>(
+        largest(comm.get(), {cuda ? static_cast<double>(peakDeviceMemory(gpu)) : 0.0})[0]);
+    sampleSeconds = largest(comm.get(), {sampleSeconds})[0];
     say("sampled " + std::to_string(answerTokens) + " tokens in " + std::to_string(sampleSeconds) +
         " s");
 
@@ -102,16 +168,36 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
         // As the trainer: the sampler's cached blocks go back to the driver for the workers.
         releaseCachedDeviceMemory();
         RewardBenchOptions judging;
-        judging.candidates = o.tasks * o.rolloutsPerTask;
+        judging.candidates = static_cast<int>(share.size());
         judging.checkAlone = false;
-        judging.service.evaluator.devices.assign(static_cast<std::size_t>(o.rewardWorkers), 0);
+        judging.seed = o.seed + static_cast<std::uint64_t>(rank);
+        judging.service.evaluator.devices.assign(static_cast<std::size_t>(o.rewardWorkers), gpu);
         judging.service.evaluator.compileTimeoutMs = 30000;
         say("judging " + std::to_string(judging.candidates) + " candidates");
         const nlohmann::json r = runRewardBenchmark(judging, progress);
-        reward = {{"candidates", r.value("candidates", 0)},
-                  {"wall_seconds", r.value("wall_seconds", 0.0)},
+        reward = {{"candidates", total(comm.get(), r.value("candidates", 0))},
+                  {"wall_seconds", largest(comm.get(), {r.value("wall_seconds", 0.0)})[0]},
                   {"workers", o.rewardWorkers},
                   {"verdicts_by_kind", r.value("verdicts_by_kind", nlohmann::json::object())}};
+        if (ranks > 1)
+            reward["verdicts_by_kind_of"] = "rank 0";
+    }
+
+    // Every rank updates over every rollout: the shares are put together.
+    if (comm) {
+        nlohmann::json mine = nlohmann::json::array();
+        for (const auto& r : results)
+            mine.push_back({r.tokens, r.commitStep, r.tailTokens, r.tailCommitStep});
+        results.clear();
+        for (const std::string& text : comm->allGatherText(mine.dump()))
+            for (const auto& r : nlohmann::json::parse(text)) {
+                GenerationResult g;
+                g.tokens = r[0].get<std::vector<std::int64_t>>();
+                g.commitStep = r[1].get<std::vector<std::int64_t>>();
+                g.tailTokens = r[2].get<std::vector<std::int64_t>>();
+                g.tailCommitStep = r[3].get<std::vector<std::int64_t>>();
+                results.push_back(std::move(g));
+            }
     }
 
     // TraceRL over every rollout: advantages of alternating sign keep every group.
@@ -123,10 +209,14 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
     results.clear();
     samplingCopy.reset();
     if (cuda)
-        resetPeakDeviceMemory(0);
+        resetPeakDeviceMemory(gpu);
     for (auto& p : model->parameters())
         p.requires_grad_(true);
-    ShardedAdamW optimizer(model->parameters(), AdamWSettings{}, nullptr);
+    ShardedAdamW optimizer(model->parameters(), AdamWSettings{}, comm.get());
+    std::unique_ptr<GradientBuckets> buckets;
+    if (comm)
+        buckets =
+            std::make_unique<GradientBuckets>(model->parameters(), *comm, std::int64_t(25) << 20);
     TraceUpdateOptions update;
     update.microBatch = o.microBatch;
     update.accumulation = o.accumulation;
@@ -135,11 +225,20 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
     update.padId = 0;
     update.vocabLimit = maskId;
     update.autocast = cuda;
+    update.communicator = comm.get();
+    update.buckets = buckets.get();
     model->setGradientCheckpointing(o.gradientCheckpointing);
     say("updating over " + std::to_string(traces.size()) + " rollouts, " +
         std::to_string(o.microBatch) + " a pass");
-    const TraceUpdateStats u = traceRlUpdate(*model, optimizer, traces, update);
-    const std::int64_t updatePeak = cuda ? peakDeviceMemory(0) : 0;
+    if (comm)
+        comm->barrier();
+    TraceUpdateStats u = traceRlUpdate(*model, optimizer, traces, update);
+    const auto slowest =
+        largest(comm.get(), {u.oldPolicySeconds, u.updateSeconds,
+                             cuda ? static_cast<double>(peakDeviceMemory(gpu)) : 0.0});
+    u.oldPolicySeconds = slowest[0];
+    u.updateSeconds = slowest[1];
+    const auto updatePeak = static_cast<std::int64_t>(slowest[2]);
 
     // Every micro-batch's rows share one padded length.
     const std::int64_t length = u.rows > 0 ? u.inputTokens / u.rows : 0;
@@ -148,11 +247,15 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
     const double updateTflops = 3.0 * fwd / std::max(u.updateSeconds, 1e-9) / 1e12;
     const double allTflops =
         4.0 * fwd / std::max(u.oldPolicySeconds + u.updateSeconds, 1e-9) / 1e12;
+    // Utilisation per GPU: the ranks share the work, each at most at the peak.
+    const double mfu = allTflops / (o.peakTflops * ranks);
     const double rewardSeconds = reward.is_null() ? 0.0 : reward.value("wall_seconds", 0.0);
     const double stepSeconds = sampleSeconds + rewardSeconds + u.oldPolicySeconds + u.updateSeconds;
     return {{"shape", o.shape},
             {"parameters", config.parameterCount()},
             {"device", cuda ? "cuda" : "cpu"},
+            {"ranks", ranks},
+            {"collective", comm ? comm->backend() : std::string()},
             {"tasks", o.tasks},
             {"rollouts_per_task", o.rolloutsPerTask},
             {"rollouts", o.tasks * o.rolloutsPerTask},
@@ -182,7 +285,8 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
               {"update_tflops", updateTflops},
               {"tflops", allTflops},
               {"peak_tflops", o.peakTflops},
-              {"mfu", allTflops / o.peakTflops},
+              {"mfu", mfu},
+              {"buckets_overlapped_rank0", u.bucketsOverlapped},
               {"peak_memory_bytes", updatePeak}}},
             {"step_seconds", stepSeconds}};
 }

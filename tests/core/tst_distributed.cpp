@@ -293,6 +293,52 @@ private slots:
         QVERIFY(largestDifference(single, tinyModel()->parameters()) > 1e-4);
     }
 
+    void benchmarkStepOnTwoRanks() {
+        // The RL benchmark's step split over two CPU ranks: the same work as one process (the
+        // single-process figures of tst_rl benchmarkTimesEveryPartOfAStep), rank 0 reporting.
+        const TemporaryFolder work("dice-bench-ranks-test");
+        const std::string output = work.path() + "/bench.json";
+        ChildRunOptions options;
+        options.timeoutMs = 300000;
+        const ChildResult result = runChild(ChildCommand({DICE_BIN_DIR "/dice",
+                                                          "bench",
+                                                          "rl",
+                                                          "--device",
+                                                          "cpu",
+                                                          "--shape",
+                                                          "20m",
+                                                          "--tasks",
+                                                          "2",
+                                                          "--rollouts",
+                                                          "2",
+                                                          "--prompt-tokens",
+                                                          "12",
+                                                          "--max-tokens",
+                                                          "16",
+                                                          "--batch",
+                                                          "3",
+                                                          "--accumulation",
+                                                          "2",
+                                                          "--threads",
+                                                          "1",
+                                                          "--no-reward",
+                                                          "--nproc",
+                                                          "2",
+                                                          "--output",
+                                                          output}),
+                                            options);
+        QVERIFY2(result.ok(), (result.exit.describe() + "\n" + result.err).c_str());
+        const auto r = nlohmann::json::parse(readTextFile(output))["results"];
+        QCOMPARE(r["ranks"].get<int>(), 2);
+        QCOMPARE(r["collective"].get<std::string>(), std::string("gloo"));
+        QCOMPARE(r["sampling"]["answer_tokens"].get<int>(), 4 * 16);
+        const auto& u = r["update"];
+        QCOMPARE(u["micro_batches"].get<int>(), 4);
+        QCOMPARE(u["optimizer_steps"].get<int>(), 2);
+        QCOMPARE(u["targets"].get<int>(), 4 * 16);
+        QCOMPARE(u["rows"].get<int>(), 4 * 4);
+    }
+
     void nprocRunsTheSameTrainingAsOneProcess() {
         if (kAddressSanitizer)
             QSKIP("the embedded model's passes take minutes under AddressSanitizer; the dev "
