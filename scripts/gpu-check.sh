@@ -87,8 +87,9 @@ for step in "${steps[@]}"; do
                 --build-threads "$(nproc)" --output "bench-reward-kernelbench-$device.json" ||
                 status=1
         elif [[ "$step" == kernelbench-import ]]; then
-            # Every converted reference against the original Model at the bench sizes.
-            for level in 1 2; do
+            # Every converted reference against the original Model at the bench sizes, levels 1 to
+            # 3 (KB_LEVELS picks some).
+            for level in ${KB_LEVELS:-1 2 3}; do
                 "$dice" import kernelbench --verify-bench --fast-init --device cuda \
                     --python "$python" --report "kernelbench-import-level$level-$device.json" \
                     "kernelbench-problems/level$level" || status=1
