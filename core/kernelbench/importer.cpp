@@ -6,6 +6,7 @@
 #include "core/common/file_util.h"
 #include "core/kernelbench/python_runtime.h"
 #include "core/system/sandbox.h"
+#include "core/tasks/task.h"
 
 #include <nlohmann/json.hpp>
 
@@ -46,6 +47,25 @@ std::vector<std::string> expand(const std::vector<std::string>& paths) {
         }
     }
     return files;
+}
+
+// A task the importer wrote counts as converted only if the workbench loads it: its own checks
+// (presets, sizes, the bytes a preset may hold) are the word on what a task is. One it refuses is
+// removed with its parameters, and the problem says why.
+void checkWrittenTask(ImportedProblem& problem) {
+    if (!problem.converted || problem.taskFile.empty())
+        return;
+    try {
+        loadTask(problem.taskFile);
+    } catch (const Error& e) {
+        problem.converted = false;
+        problem.reason = std::string("the task it made does not load: ") + e.what();
+        std::error_code ec;
+        const std::filesystem::path task(problem.taskFile);
+        std::filesystem::remove(task, ec);
+        std::filesystem::remove(task.parent_path() / (task.stem().string() + ".safetensors"), ec);
+        problem.taskFile.clear();
+    }
 }
 
 ImportedProblem problemFromJson(const nlohmann::json& j) {
@@ -184,6 +204,7 @@ ImportReport importKernelBench(const std::vector<std::string>& paths, const Impo
                 return;
             }
             ImportedProblem problem = problemFromJson(j);
+            checkWrittenTask(problem);
             if (onProblem)
                 onProblem(problem);
             report.problems.push_back(std::move(problem));

@@ -50,6 +50,7 @@ from torch.utils._pytree import tree_flatten, tree_map
 SEED = 42
 SMALL_TARGET_ELEMENTS = 1 << 18   # inputs of the small preset, all together
 SMALL_LIMIT_ELEMENTS = 1 << 25    # beyond this a CPU check is not "small" any more
+SMALL_PRESET_BYTES = 1 << 30      # what the workbench's task loader lets a small preset hold
 SMALL_WORK = 2e8                   # multiply-adds and element writes of one small forward
 CHECK_LARGEST_OUTPUT = 1 << 28     # the largest tensor a forward run to check it may write
 MAX_REFERENCE_BYTES = 64 * 1024    # what the workbench's TorchScript compiler accepts
@@ -2041,6 +2042,17 @@ def convert(problem, options):
     notes.extend(n for i, n in enumerate(emitter.notes) if n not in emitter.notes[:i])
     reference = compile_reference(source)
     parameters = [t for _, t in emitter.parameters]
+    # The workbench loads no task whose small preset holds more than SMALL_PRESET_BYTES
+    # (kMaxSmallPresetBytes in core/tasks/task.h): every dry run and CPU check runs that preset.
+    # Parameters keep their shapes in every preset, so a model whose weights alone pass it has
+    # no small preset the workbench can load.
+    small_bytes = sum(t.numel() * t.element_size() for t in tensor_inputs + parameters)
+    if small_bytes > SMALL_PRESET_BYTES:
+        weights = sum(t.numel() * t.element_size() for t in parameters)
+        raise ConversionError(
+            "the small preset would hold %.2f GiB (%.2f GiB of it parameters, which keep their "
+            "shapes in every preset); the workbench loads tasks whose small preset holds at most "
+            "%.2f GiB" % (small_bytes / 2**30, weights / 2**30, SMALL_PRESET_BYTES / 2**30))
     expected, actual = run_both(model, reference, tensor_inputs, inputs, parameters, SEED)
     error, problem_text = compare(expected, actual)
     if problem_text is not None:

@@ -308,6 +308,32 @@ private Q_SLOTS:
         QVERIFY(!report.problems[0].converted);
         QVERIFY2(report.problems[0].reason.find("branches") != std::string::npos,
                  report.problems[0].reason.c_str());
+        // Weights that pass what the workbench lets a small preset hold (parameters keep their
+        // shapes in every preset): refused with the figures, not written as a task the workbench
+        // would refuse to load. The importer's limit is the task loader's.
+        const QString heavy = dir.filePath("level3/1_Heavy.py");
+        QVERIFY(QDir().mkpath(dir.filePath("level3")));
+        QFile heavyFile(heavy);
+        QVERIFY(heavyFile.open(QIODevice::WriteOnly));
+        heavyFile.write("import torch\nimport torch.nn as nn\n\nclass Model(nn.Module):\n"
+                        "    def __init__(self):\n        super().__init__()\n"
+                        "        self.fc = nn.Linear(16384, 18000, bias=False)\n"
+                        "    def forward(self, x):\n        return self.fc(x)\n\n"
+                        "def get_inputs():\n    return [torch.rand(2, 16384)]\n\n"
+                        "def get_init_inputs():\n    return []\n");
+        heavyFile.close();
+        ImportOptions fast = options;
+        fast.fastInit = true;
+        const auto heavyReport = importKernelBench({heavy.toStdString()}, fast);
+        QCOMPARE(heavyReport.problems.size(), size_t(1));
+        QVERIFY(!heavyReport.problems[0].converted);
+        QVERIFY2(heavyReport.problems[0].reason.find("1.10 GiB of it parameters") !=
+                     std::string::npos,
+                 heavyReport.problems[0].reason.c_str());
+        const std::string importer =
+            dice::readTextFile(DICE_SOURCE_DIR "/resources/python/kernelbench_import.py");
+        QVERIFY(importer.find("SMALL_PRESET_BYTES = 1 << 30 ") != std::string::npos);
+        QCOMPARE(dice::kMaxSmallPresetBytes, std::int64_t(1) << 30);
         // A level-4 problem needs a model hub: refused with that reason, not labelled level 3.
         QVERIFY(QDir().mkpath(dir.filePath("level4")));
         QVERIFY(QFile::copy(path, dir.filePath("level4/1_Hub.py")));
