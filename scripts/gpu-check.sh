@@ -110,7 +110,9 @@ for step in "${steps[@]}"; do
     rl-ranks)
         # Data-parallel BiC-RL (docs/distributed.md): the same two steps of the embedded model in
         # one process, as one NCCL rank, and, with several GPUs, as one rank per GPU; the result
-        # file holds each run's metrics and whether the rollouts and weights agree.
+        # file holds each run's metrics and whether the rollouts and weights agree. Judged at the
+        # small preset: the bench preset of the largest built-in tasks does not fit beside the
+        # trainer on an 80 GB GPU, and a run whose every reward is equal updates nothing.
         work="$out/rl-ranks"
         rm -rf "$work"
         mkdir -p "$work"
@@ -122,7 +124,8 @@ json.dump({"model": "embedded", "device": "cuda", "seed": 3,
                        "data": {"tasks": "builtin", "names": ["relu", "silu", "gelu", "tanh"]}}],
            "tasks_per_step": 4, "rollouts_per_task": 8,
            "rollout": {"max_tokens": 300, "batch": 32},
-           "reward": {"mode": "correctness"}, "judge": {"devices": [0, 0], "compile_threads": 4},
+           "reward": {"mode": "correctness", "preset": "small"},
+           "judge": {"devices": [0, 0], "compile_threads": 4},
            "optimizer": {"learning_rate": 1e-5, "micro_batch": 1, "accumulation": 2},
            "eval": {"every": 0}, "save_every": 1}, open(sys.argv[1], "w"), indent=1)
 PY
