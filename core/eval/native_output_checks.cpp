@@ -11,6 +11,14 @@
 
 namespace dice::native {
 
+namespace {
+
+// Elements compared at once: 64 Mi, so that the comparison's temporaries stay near a gigabyte
+// however large the output.
+constexpr std::int64_t kComparePiece = std::int64_t(1) << 26;
+
+} // namespace
+
 std::vector<at::Tensor> outputsOf(const c10::IValue& value) {
     std::vector<at::Tensor> out;
     if (value.isTensor()) {
@@ -136,20 +144,31 @@ Comparison compareOutputs(const std::vector<at::Tensor>& out, const std::vector<
             tol = Tolerance{*options.tolerance, *options.tolerance};
         const auto work =
             r.scalar_type() == c10::ScalarType::Double ? torch::kFloat64 : torch::kFloat32;
-        const at::Tensor of = o.to(work);
-        const at::Tensor rf = r.to(work);
-        const at::Tensor diff = (of - rf).abs_();
-        const at::Tensor bad = diff.le(rf.abs().mul_(tol.rtol).add_(tol.atol)).logical_not_();
-        const auto badCount = bad.sum().item<int64_t>();
-        const auto nanCount = of.isnan().sum().item<int64_t>();
+        // A piece at a time: the temporaries of a whole output of the largest presets (several
+        // of its size) would take more GPU memory than the evaluation's own tensors, and the
+        // counts and maxima are the same whatever the pieces.
+        const at::Tensor oFlat = o.reshape({-1});
+        const at::Tensor rFlat = r.reshape({-1});
+        const std::int64_t total = rFlat.numel();
+        std::int64_t badCount = 0;
+        std::int64_t nanCount = 0;
         // Errors over the finite elements only (JSON has no infinity); the detail counts NaNs.
         const double big = std::numeric_limits<float>::max();
-        const at::Tensor finiteDiff = torch::nan_to_num(diff, 0.0, big, big);
-        c.maxAbs = std::max(c.maxAbs, finiteDiff.max().item<double>());
-        c.maxRel = std::max(
-            c.maxRel, torch::nan_to_num(finiteDiff.div(rf.abs().clamp_min(1e-30)), 0.0, big, big)
-                          .max()
-                          .item<double>());
+        for (std::int64_t at = 0; at < total; at += kComparePiece) {
+            const std::int64_t n = std::min(kComparePiece, total - at);
+            const at::Tensor of = oFlat.narrow(0, at, n).to(work);
+            const at::Tensor rf = rFlat.narrow(0, at, n).to(work);
+            const at::Tensor diff = (of - rf).abs_();
+            const at::Tensor scale = rf.abs();
+            badCount += diff.le(scale * tol.rtol + tol.atol).logical_not_().sum().item<int64_t>();
+            nanCount += of.isnan().sum().item<int64_t>();
+            const at::Tensor finiteDiff = torch::nan_to_num(diff, 0.0, big, big);
+            c.maxAbs = std::max(c.maxAbs, finiteDiff.max().item<double>());
+            c.maxRel = std::max(
+                c.maxRel, torch::nan_to_num(finiteDiff.div(scale.clamp_min_(1e-30)), 0.0, big, big)
+                              .max()
+                              .item<double>());
+        }
         if (badCount > 0) {
             c.passed = false;
             c.detail = which + std::to_string(badCount) + " of " + std::to_string(r.numel()) +

@@ -155,6 +155,24 @@ private Q_SLOTS:
         QVERIFY(std::isfinite(b.maxAbs) && b.maxAbs > 0.05);
     }
 
+    void largeOutputsAreComparedPieceByPieceAlike() {
+        // Past the 64 Mi elements compared at once: a NaN in the first piece, a wrong element in
+        // the second and the largest error in the third are all counted, as in one pass.
+        const std::int64_t n = (std::int64_t(1) << 27) + 2;
+        const auto ref = torch::ones({n});
+        auto out = ref.clone();
+        fillPattern(out.narrow(0, 3, 1), kPoisonA);
+        out.narrow(0, (std::int64_t(1) << 26) + 7, 1).fill_(1.5);
+        out.narrow(0, n - 1, 1).fill_(3.0);
+        const Comparison c = compare(out.view({n / 5, 5}), ref.view({n / 5, 5}));
+        QVERIFY(!c.passed);
+        QCOMPARE(c.detail, "3 of " + std::to_string(n) +
+                               " elements outside atol 0.000100, rtol 0.000100 (1 are NaN: "
+                               "elements never written hold the poison)");
+        QCOMPARE(c.maxAbs, 2.0);
+        QCOMPARE(c.maxRel, 2.0);
+    }
+
     void shapeDtypeAndCountMismatchesSayWhat() {
         const auto ref = torch::zeros({3, 2});
         QCOMPARE(compare(torch::zeros({2, 3}), ref).detail,
