@@ -404,7 +404,7 @@ private slots:
         const QTemporaryDir problems;
         const std::string solutions = DICE_SOURCE_DIR "/bench/kernelbench_solutions";
         int solutionCount = 0;
-        for (const char* level : {"level1", "level2"}) {
+        for (const char* level : {"level1", "level2", "level3"}) {
             QDir(problems.path()).mkpath(level);
             for (const auto& entry : std::filesystem::directory_iterator(solutions + "/" + level))
                 if (entry.path().extension() == ".py") {
