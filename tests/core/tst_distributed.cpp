@@ -364,9 +364,9 @@ private slots:
             {"save_every", 1}};
         const std::string configPath = work.path() + "/config.json";
         std::ofstream(configPath) << config.dump();
-        const auto run = [&](const std::string& output, int processes) {
+        const auto run = [&](const std::string& output, int processes, const std::string& file) {
             std::vector<std::string> argv = {
-                DICE_BIN_DIR "/dice",      "train", "rl", "--config", configPath, "--output",
+                DICE_BIN_DIR "/dice",      "train", "rl", "--config", file, "--output",
                 work.path() + "/" + output};
             if (processes > 1) {
                 argv.push_back("--nproc");
@@ -377,8 +377,8 @@ private slots:
             const ChildResult result = runChild(ChildCommand(argv), options);
             QVERIFY2(result.ok(), (result.exit.describe() + "\n" + result.err).c_str());
         };
-        run("one", 1);
-        run("two", 2);
+        run("one", 1, configPath);
+        run("two", 2, configPath);
         const std::filesystem::path one = work.path() + "/one";
         const std::filesystem::path two = work.path() + "/two";
         for (int step = 1; step <= 2; ++step) {
@@ -408,21 +408,42 @@ private slots:
         QVERIFY(kept > 0);
         // The final weights and the optimiser's moments, written once, by rank 0. Each window of
         // two micro-batches has one on each rank: the weights are the same to the bit.
-        const auto weightsA = SafetensorsFile::open((one / "model" / "model.safetensors").string());
-        const auto weightsB = SafetensorsFile::open((two / "model" / "model.safetensors").string());
-        for (const auto& entry : weightsA->header().tensors) {
-            const SafetensorsEntry* other = weightsB->header().find(entry.name);
-            QVERIFY(other);
-            const double d = (safetensorsTensor(weightsA, entry).to(torch::kDouble) -
-                              safetensorsTensor(weightsB, *other).to(torch::kDouble))
-                                 .abs()
-                                 .max()
-                                 .item<double>();
-            QVERIFY2(d == 0, (entry.name + ": " + std::to_string(d)).c_str());
-        }
+        const auto sameWeights = [&] {
+            const auto a = SafetensorsFile::open((one / "model" / "model.safetensors").string());
+            const auto b = SafetensorsFile::open((two / "model" / "model.safetensors").string());
+            for (const auto& entry : a->header().tensors) {
+                const SafetensorsEntry* other = b->header().find(entry.name);
+                QVERIFY(other);
+                const double d = (safetensorsTensor(a, entry).to(torch::kDouble) -
+                                  safetensorsTensor(b, *other).to(torch::kDouble))
+                                     .abs()
+                                     .max()
+                                     .item<double>();
+                QVERIFY2(d == 0, (entry.name + ": " + std::to_string(d)).c_str());
+            }
+        };
+        sameWeights();
         QVERIFY(std::filesystem::exists(two / "checkpoints" / "step-00000002" /
                                         "optimizer.safetensors"));
         QVERIFY(!std::filesystem::exists(two / "checkpoints" / "step-00000002" / "optimizer.pt"));
+
+        // A third step, each run resumed with the other number of ranks: the two-rank run by one
+        // process, the one-process run by two ranks. Their checkpoints hold the same weights and
+        // moments, so the third step is the same too.
+        nlohmann::json longer = config;
+        longer["phases"][0]["steps"] = 3;
+        const std::string longerPath = work.path() + "/longer.json";
+        std::ofstream(longerPath) << longer.dump();
+        run("two", 1, longerPath);
+        run("one", 2, longerPath);
+        QCOMPARE(readLines((one / "metrics.jsonl").string()).back()["ranks"].get<int>(), 2);
+        QCOMPARE(readLines((two / "metrics.jsonl").string()).back()["ranks"].get<int>(), 1);
+        const auto a = readLines((one / "rollouts" / "3.jsonl").string());
+        const auto b = readLines((two / "rollouts" / "3.jsonl").string());
+        QCOMPARE(b.size(), a.size());
+        for (std::size_t i = 0; i < a.size(); ++i)
+            QVERIFY(a[i]["tokens"] == b[i]["tokens"] && a[i]["advantage"] == b[i]["advantage"]);
+        sameWeights();
     }
 };
 
