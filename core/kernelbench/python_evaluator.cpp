@@ -57,6 +57,7 @@ struct PythonEvaluator::Impl {
         worker = std::make_unique<WorkerProcess>(
             info.executable,
             std::vector<std::string>{script, "--sandbox-program", sandboxProgram()});
+        worker->setEnvironment(config.environment);
     }
 
     WorkerReply call(const std::string& type, const nlohmann::json& body, int timeoutMs,

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dice::kernelbench {
@@ -54,6 +55,8 @@ public:
     struct Config {
         std::string python;       // empty: the first suitable interpreter (findPython)
         std::string workerScript; // empty: pythonScript("kernelbench_worker.py")
+        // Set in the worker's environment over this process's.
+        std::vector<std::pair<std::string, std::string>> environment;
     };
     using Progress =
         std::function<void(const std::string& stage, double fraction, const std::string& message)>;

@@ -125,18 +125,21 @@ void checkHostileAnswers(CheckResult& result) {
     if (table.value("format", std::string()) != "dice-kernelbench-hostile/1" ||
         !table.contains("answers") || !table["answers"].is_array())
         throw FileError(tablePath, "format must be \"dice-kernelbench-hostile/1\" with answers");
-    PythonEvaluator evaluator;
+    const std::string secret = "the-user's-secret-selftest-91c4";
+    const std::string environmentSecret = "the-environment's-secret-selftest-3e7a";
+    // The worker inherits it; the answers' environment is an allow-list without it. Given to the
+    // worker's start, not set here: this process has LibTorch's and CUDA's threads, and setenv
+    // beside another thread's getenv is not safe.
+    PythonEvaluator::Config config;
+    config.environment = {{"DICE_TEST_SECRET", environmentSecret}};
+    PythonEvaluator evaluator(config);
     if (!evaluator.canEvaluate())
         throw Error(evaluator.unavailableReason());
 
-    const std::string secret = "the-user's-secret-selftest-91c4";
-    const std::string environmentSecret = "the-environment's-secret-selftest-3e7a";
     const TemporaryFolder work("dice-hostile");
     const fs::path outside = fs::path(work.path()) / "outside";
     fs::create_directories(outside);
     std::ofstream(outside / "secret") << secret;
-    // The worker inherits it; the answers' environment is an allow-list without it.
-    ::setenv("DICE_TEST_SECRET", environmentSecret.c_str(), 1);
 
     KernelBenchOptions options;
     options.warmups = 2;
@@ -172,7 +175,6 @@ void checkHostileAnswers(CheckResult& result) {
                            {"flags", flags},
                            {"message", r.message.substr(0, 200)}});
     }
-    ::unsetenv("DICE_TEST_SECRET");
     for (const auto& entry : fs::directory_iterator(outside))
         if (entry.path().filename() != "secret")
             failures.push_back("a file was written outside: " + entry.path().filename().string());

@@ -53,6 +53,7 @@ bool WorkerProcess::start(std::string* error) {
     ChildCommand command;
     command.argv.push_back(m_executable);
     command.argv.insert(command.argv.end(), m_arguments.begin(), m_arguments.end());
+    command.environment = m_environment;
     // The worker stays in our process group, so that a terminal's Ctrl+C ends it with us even
     // while it runs a hung kernel.
     ChildStart how;

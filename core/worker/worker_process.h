@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dice {
@@ -58,6 +59,12 @@ public:
     bool start(std::string* error);
     // The arguments of the next start; a running worker keeps those it was started with.
     void setArguments(std::vector<std::string> arguments) { m_arguments = std::move(arguments); }
+    // Variables set in the worker's environment over this process's, from its next start: a
+    // caller with threads may not change its own environment (setenv is not safe beside another
+    // thread's getenv).
+    void setEnvironment(std::vector<std::pair<std::string, std::string>> variables) {
+        m_environment = std::move(variables);
+    }
     // Whether the worker is alive: one that died since the last call is reaped here, so the next
     // call starts a fresh one instead of blaming its request for the death.
     bool running() { return m_child.running(); }
@@ -100,6 +107,7 @@ private:
 
     std::string m_executable;
     std::vector<std::string> m_arguments;
+    std::vector<std::pair<std::string, std::string>> m_environment;
     ChildProcess m_child;
     LineReader m_reader;
     std::string m_stderr;

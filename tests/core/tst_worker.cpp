@@ -616,6 +616,27 @@ private Q_SLOTS:
                 first.message["seen"].get<std::int64_t>());
     }
 
+    void environmentReachesTheWorkerOnly() {
+        // The worker gets its variables at its start; this process's environment stays as it was
+        // (a process with threads may not change it).
+        QTemporaryDir dir;
+        const QString script = dir.filePath("echo-environment.sh");
+        {
+            std::ofstream out(script.toStdString());
+            out << "while IFS= read -r line; do\n"
+                   "  id=$(printf '%s\\n' \"$line\" | sed -n 's/.*\"id\":\\([0-9-]*\\).*/\\1/p')\n"
+                   "  printf '{\"protocol\":\"dice-evald\",\"version\":1,\"id\":%s,"
+                   "\"type\":\"result\",\"value\":\"%s\"}\\n' \"$id\" \"$DICE_WORKER_TEST_VALUE\"\n"
+                   "done\n";
+        }
+        dice::WorkerProcess worker("/bin/sh", {script.toStdString()});
+        worker.setEnvironment({{"DICE_WORKER_TEST_VALUE", "given-at-start"}});
+        const auto reply = worker.call("hello", json::object(), 10000);
+        QCOMPARE(dice::toString(reply.status), std::string("ok"));
+        QCOMPARE(reply.message["value"].get<std::string>(), std::string("given-at-start"));
+        QVERIFY(std::getenv("DICE_WORKER_TEST_VALUE") == nullptr);
+    }
+
     void processAnswersHelloAndDeviceInfo() {
         dice::WorkerProcess worker(DICE_BIN_DIR "/dice-evald");
         const auto hello = worker.call("hello", json::object(), 30000);
