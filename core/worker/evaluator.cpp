@@ -15,6 +15,7 @@
 #include <iomanip>
 #include <limits>
 #include <locale>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -399,13 +400,20 @@ struct Evaluator::Impl {
     }
 
     // Judges again, one at a time, the jobs that ran out of memory while other workers shared
-    // their GPU: every worker of that GPU gives its cache back, and one of them has the memory
-    // the GPU's single worker would have. A verdict that still runs out of memory stands.
+    // `device`, on that GPU: every worker of it gives its cache back, and one of them has the
+    // memory the GPU's single worker would have. A verdict that still runs out of memory stands.
     void judgeWithTheGpuToItself(const std::vector<Job>& jobs, std::vector<std::size_t> indices,
-                                 int compileThreads, std::vector<EvaluationResult>& results,
+                                 int device, int compileThreads,
+                                 std::vector<EvaluationResult>& results,
                                  const std::atomic<bool>* cancel) {
         std::sort(indices.begin(), indices.end());
-        Worker& alone = *workers.front();
+        Worker* first = nullptr;
+        for (auto& w : workers)
+            if (!first && w->device == device)
+                first = w.get();
+        if (!first)
+            return;
+        Worker& alone = *first;
         std::vector<Worker*> neighbours;
         for (auto& w : workers)
             if (w.get() != &alone && w->device == alone.device)
@@ -527,16 +535,17 @@ Evaluator::evaluateBatch(const std::vector<Job>& jobs, const BatchOptions& batch
     bool shared = false;
     for (const auto& w : m_impl->workers)
         shared = shared || m_impl->sharing(w->device) > 1;
-    // Out of memory beside other workers: held back until it has been judged again alone.
-    std::vector<std::size_t> crowded;
-    const auto finished = [&](std::size_t i) {
-        std::lock_guard<std::mutex> lock(m_impl->doneMutex);
-        if (shared && results[i].outOfMemory)
-            crowded.push_back(i);
-        else if (done)
-            done(i, results[i]);
-    };
+    // Out of memory beside other workers: held back, by the GPU it ran on, until it has been
+    // judged again alone there.
+    std::map<int, std::vector<std::size_t>> crowded;
     auto drain = [&](Impl::Worker& w) {
+        const auto finished = [&](std::size_t i) {
+            std::lock_guard<std::mutex> lock(m_impl->doneMutex);
+            if (shared && results[i].outOfMemory)
+                crowded[w.device].push_back(i);
+            else if (done)
+                done(i, results[i]);
+        };
         for (;;) {
             const std::size_t first = next.fetch_add(chunk);
             if (first >= jobs.size())
@@ -551,10 +560,21 @@ Evaluator::evaluateBatch(const std::vector<Job>& jobs, const BatchOptions& batch
     for (auto& t : threads)
         t.join();
     if (!crowded.empty()) {
-        m_impl->judgeWithTheGpuToItself(jobs, crowded, batch.compileThreads, results, cancel);
-        std::sort(crowded.begin(), crowded.end());
+        // The GPUs judge theirs at the same time.
+        std::vector<std::thread> again;
+        for (const auto& [device, indices] : crowded)
+            again.emplace_back([&, device = device, indices = indices] {
+                m_impl->judgeWithTheGpuToItself(jobs, indices, device, batch.compileThreads,
+                                                results, cancel);
+            });
+        for (auto& t : again)
+            t.join();
+        std::vector<std::size_t> all;
+        for (const auto& entry : crowded)
+            all.insert(all.end(), entry.second.begin(), entry.second.end());
+        std::sort(all.begin(), all.end());
         if (done)
-            for (std::size_t i : crowded)
+            for (std::size_t i : all)
                 done(i, results[i]);
     }
     return results;

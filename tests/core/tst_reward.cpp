@@ -399,6 +399,56 @@ private slots:
         qunsetenv("CROWDED_WORKER_LOG");
     }
 
+    void outOfMemoryIsJudgedAgainOnItsOwnGpu() {
+        // Two GPUs with two workers each: a candidate that ran out of memory on a GPU is judged
+        // again on that GPU, by a worker given its memory, and the other GPU's workers keep
+        // theirs.
+        const QTemporaryDir folder;
+        const std::string log = folder.path().toStdString() + "/worker.log";
+        qputenv("CROWDED_WORKER_LOG", QByteArray::fromStdString(log));
+        EvaluatorOptions o;
+        o.workerExecutable = DICE_TEST_FIXTURES "/workers/crowded_worker.py";
+        o.devices = {0, 0, 1, 1};
+        Evaluator evaluator(o);
+        // Every worker started before the batch, so that each takes its part of the chunks.
+        for (std::size_t w = 0; w < evaluator.workerCount(); ++w)
+            evaluator.hello(w);
+        const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
+        std::vector<Evaluator::Job> jobs;
+        for (int i = 0; i < 60; ++i)
+            jobs.push_back({suite.find("relu"), "source",
+                            (i % 3 == 1 ? "big_" : "small_") + std::to_string(i), EvalOptions()});
+        Evaluator::BatchOptions batch;
+        batch.chunk = 1;
+        const auto results = evaluator.evaluateBatch(jobs, batch, {});
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            QVERIFY(results[i].verdict == Verdict::Correct);
+            QCOMPARE(results[i].hasFlag("judged_alone"), i % 3 == 1);
+        }
+        std::ifstream in(log);
+        std::map<std::string, std::vector<std::string>> devicesOf;
+        std::string worker, share, what, verdict;
+        std::set<std::string> gpusJudgingAgain;
+        while (in >> worker >> share >> what) {
+            if (what == "share")
+                continue;
+            in >> verdict;
+            const std::string device = worker.substr(worker.find('@') + 1);
+            devicesOf[what].push_back(device);
+            if (share == "0.8000")
+                gpusJudgingAgain.insert(device);
+        }
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            const auto& runs = devicesOf[jobs[i].candidateName];
+            QCOMPARE(runs.size(), std::size_t(i % 3 == 1 ? 2 : 1));
+            QCOMPARE(runs.front(), runs.back());
+        }
+        // With four warm workers taking one candidate at a time, 20 of them big, both GPUs get
+        // some and judge them again (the first worker's GPU alone did, before).
+        QCOMPARE(gpusJudgingAgain.size(), std::size_t(2));
+        qunsetenv("CROWDED_WORKER_LOG");
+    }
+
     void kernelBenchBenchmarkAnswersAreWhatTheySay() {
         // The problems only travel with the answers here: any text stands in for them.
         const QTemporaryDir problems;
