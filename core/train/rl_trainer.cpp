@@ -344,7 +344,15 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
     std::int64_t start = 0;
     std::map<std::string, RlTaskRecord> records;
     if (!existing.empty()) {
-        optimizer.load((existing.back().folder / "optimizer.safetensors").string());
+        const fs::path moments = existing.back().folder / "optimizer.safetensors";
+        // Checkpoints of earlier versions kept LibTorch's own optimiser archive, whose moments
+        // are keyed by tensor addresses and cannot be split over ranks.
+        if (!fs::exists(moments) && fs::exists(existing.back().folder / "optimizer.pt"))
+            throw FileError(existing.back().folder.string(),
+                            "holds the optimiser state of an earlier version (optimizer.pt), "
+                            "which this one cannot resume; start a new run from its weights "
+                            "(\"model\": that folder)");
+        optimizer.load(moments.string());
         const fs::path stateFile = existing.back().folder / "trainer_state.json";
         nlohmann::json state;
         try {

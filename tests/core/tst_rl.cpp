@@ -468,6 +468,19 @@ private slots:
         QCOMPARE(metrics.size(), std::size_t(3));
         QCOMPARE(metrics.back()["step"].get<int>(), 3);
 
+        // A checkpoint of an earlier version (LibTorch's optimiser archive) is refused with what
+        // to do instead, not with a missing file.
+        const auto newest = listCheckpoints(run).back().folder;
+        std::filesystem::rename(newest / "optimizer.safetensors", newest / "optimizer.pt");
+        json["phases"][0]["steps"] = 4;
+        try {
+            trainRl(rlConfigFromJson(json), judged());
+            QFAIL("resumed from a checkpoint without its optimiser state");
+        } catch (const FileError& e) {
+            QVERIFY2(std::string(e.what()).find("earlier version") != std::string::npos, e.what());
+        }
+        std::filesystem::rename(newest / "optimizer.pt", newest / "optimizer.safetensors");
+
         // A run of no step scores a checkpoint: one evaluation, and no model written again.
         const nlohmann::json scoring = {
             {"model", (run / "checkpoints" / "step-00000003").string()},
