@@ -400,17 +400,18 @@ private slots:
     }
 
     void outOfMemoryIsJudgedAgainOnItsOwnGpu() {
-        // Two GPUs with two workers each: a candidate that ran out of memory on a GPU is judged
-        // again on that GPU, by a worker given its memory, and the other GPU's workers keep
-        // theirs.
+        // Two GPUs with two workers each, and only GPU 1 too small for the big candidates: one
+        // that ran out of memory there is judged again there, by a worker given its memory, not
+        // on the first worker's GPU 0 (where it would pass, and say nothing about GPU 1).
         const QTemporaryDir folder;
         const std::string log = folder.path().toStdString() + "/worker.log";
         qputenv("CROWDED_WORKER_LOG", QByteArray::fromStdString(log));
+        qputenv("CROWDED_WORKER_SMALL_GPU", "1");
         EvaluatorOptions o;
         o.workerExecutable = DICE_TEST_FIXTURES "/workers/crowded_worker.py";
         o.devices = {0, 0, 1, 1};
         Evaluator evaluator(o);
-        // Every worker started before the batch, so that each takes its part of the chunks.
+        // Every worker started before the batch, so that each takes its part of the candidates.
         for (std::size_t w = 0; w < evaluator.workerCount(); ++w)
             evaluator.hello(w);
         const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
@@ -421,31 +422,34 @@ private slots:
         Evaluator::BatchOptions batch;
         batch.chunk = 1;
         const auto results = evaluator.evaluateBatch(jobs, batch, {});
-        for (std::size_t i = 0; i < jobs.size(); ++i) {
-            QVERIFY(results[i].verdict == Verdict::Correct);
-            QCOMPARE(results[i].hasFlag("judged_alone"), i % 3 == 1);
-        }
         std::ifstream in(log);
-        std::map<std::string, std::vector<std::string>> devicesOf;
+        std::map<std::string, std::vector<std::string>> runs;
         std::string worker, share, what, verdict;
-        std::set<std::string> gpusJudgingAgain;
         while (in >> worker >> share >> what) {
             if (what == "share")
                 continue;
             in >> verdict;
-            const std::string device = worker.substr(worker.find('@') + 1);
-            devicesOf[what].push_back(device);
-            if (share == "0.8000")
-                gpusJudgingAgain.insert(device);
+            runs[what].push_back(worker.substr(worker.find('@') + 1) + " " + share + " " + verdict);
         }
+        int again = 0;
         for (std::size_t i = 0; i < jobs.size(); ++i) {
-            const auto& runs = devicesOf[jobs[i].candidateName];
-            QCOMPARE(runs.size(), std::size_t(i % 3 == 1 ? 2 : 1));
-            QCOMPARE(runs.front(), runs.back());
+            QVERIFY(results[i].verdict == Verdict::Correct);
+            const auto& r = runs[jobs[i].candidateName];
+            QVERIFY(!r.empty());
+            const bool crowded = i % 3 == 1 && r.front().rfind("1 ", 0) == 0;
+            QCOMPARE(results[i].hasFlag("judged_alone"), crowded);
+            if (crowded) {
+                QCOMPARE(r, (std::vector<std::string>{"1 0.4000 not_run", "1 0.8000 correct"}));
+                ++again;
+            } else {
+                QCOMPARE(r.size(), std::size_t(1));
+            }
         }
-        // With four warm workers taking one candidate at a time, 20 of them big, both GPUs get
-        // some and judge them again (the first worker's GPU alone did, before).
-        QCOMPARE(gpusJudgingAgain.size(), std::size_t(2));
+        // Twenty big candidates over four warm workers: GPU 1 almost always gets some. When it
+        // got none, nothing above could tell the GPUs apart; the run says so.
+        if (again == 0)
+            qWarning("no big candidate reached GPU 1 in this run");
+        qunsetenv("CROWDED_WORKER_SMALL_GPU");
         qunsetenv("CROWDED_WORKER_LOG");
     }
 
