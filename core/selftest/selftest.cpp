@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/selftest/selftest.h"
 
+#include "core/selftest/distributed_checks.h"
 #include "core/selftest/evaluator_checks.h"
 #include "core/selftest/kernelbench_checks.h"
 #include "core/selftest/machine_checks.h"
@@ -31,6 +32,7 @@ std::vector<SelfTestCheck> selfTestChecks() {
     addTokenizerChecks(checks);
     addEvaluatorChecks(checks);
     addKernelBenchChecks(checks);
+    addDistributedChecks(checks);
     return checks;
 }
 

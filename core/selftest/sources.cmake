@@ -6,6 +6,7 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     selftest/tokenizer_checks.cpp
 )
 list(APPEND DICE_CORE_TORCH_SOURCES
+    selftest/distributed_checks.cpp
     selftest/machine_checks.cpp
     selftest/model_checks.cpp
 )
