@@ -2,12 +2,12 @@
 // dice bench rl: one BiC-RL step's time and memory at a model shape with random weights.
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
+#include "app/cli/rank_processes.h"
 #include "core/bench/rl_bench.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/common/number_format.h"
 #include "core/distributed/rank_environment.h"
-#include "core/distributed/rank_launcher.h"
 #include "core/system/result_file.h"
 
 #include <iostream>
@@ -82,29 +82,8 @@ int benchRl(const Invocation& in) {
     if (o.rewardWorkers < 1 || o.rewardWorkers > 64 || !(o.peakTflops > 0))
         throw UsageError("--workers must be from 1 to 64 and --peak-tflops positive");
 
-    const int processes = args.integer("nproc", 1);
-    if (processes < 1 || processes > 1024)
-        throw UsageError("--nproc must be from 1 to 1024");
-    if (processes > 1) {
-        if (rankEnvironment().present)
-            throw UsageError("--nproc starts ranks, and this process already is one");
-        RankLaunch launch;
-        launch.argv = {"/proc/self/exe"};
-        for (std::size_t i = 0; i < in.args.size(); ++i) {
-            if (in.args[i] == "--nproc") {
-                ++i;
-                continue;
-            }
-            if (in.args[i].rfind("--nproc=", 0) != 0)
-                launch.argv.push_back(in.args[i]);
-        }
-        launch.argv.insert(launch.argv.begin() + 1, "bench");
-        launch.ranks = processes;
-        const RankLaunchResult result = launchRanks(launch);
-        if (!result.failure.empty())
-            std::cerr << "dice bench rl: " << result.failure << "\n";
-        return result.exitCode;
-    }
+    if (const auto status = runAsRanks(args, {"bench", "rl"}, rest))
+        return *status;
     nlohmann::json report = resultFileHeader("bench-rl", in.argv);
     report["results"] =
         runRlBenchmark(o, [](const std::string& line) { std::cerr << line << std::endl; });

@@ -2,11 +2,11 @@
 // dice train rl: BiC-RL, the paper's two reinforcement-learning phases (docs/rl.md).
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
+#include "app/cli/rank_processes.h"
 #include "core/common/error.h"
 #include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 #include "core/distributed/rank_environment.h"
-#include "core/distributed/rank_launcher.h"
 #include "core/train/rl_config.h"
 #include "core/train/rl_trainer.h"
 
@@ -94,34 +94,8 @@ int trainRl(const Invocation&, const std::vector<std::string>& words) {
     }
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
-    const int processes = args.integer("nproc", 1);
-    if (processes < 1 || processes > 1024)
-        throw UsageError("--nproc must be from 1 to 1024");
-    if (processes > 1) {
-        if (rankEnvironment().present) {
-            std::cerr << "dice train rl: --nproc starts ranks, and this process already is one "
-                         "(WORLD_SIZE is set)\n";
-            return 2;
-        }
-        RankLaunch launch;
-        launch.argv = {"/proc/self/exe"};
-        for (std::size_t i = 0; i < words.size(); ++i) {
-            if (words[i] == "--nproc") {
-                ++i;
-                continue;
-            }
-            if (words[i].rfind("--nproc=", 0) == 0)
-                continue;
-            launch.argv.push_back(words[i]);
-        }
-        launch.argv.insert(launch.argv.begin() + 1, {"train", "rl"});
-        launch.ranks = processes;
-        launch.stop = &g_cancel;
-        const RankLaunchResult result = launchRanks(launch);
-        if (!result.failure.empty())
-            std::cerr << "dice train rl: " << result.failure << "\n";
-        return result.exitCode;
-    }
+    if (const auto status = runAsRanks(args, {"train", "rl"}, words, &g_cancel))
+        return *status;
     const bool leader = rankEnvironment().rank == 0;
     RlHooks hooks;
     hooks.log = [](const std::string& line) { std::cerr << line << std::endl; };

@@ -41,7 +41,6 @@ public:
 
     virtual int rank() const = 0;
     virtual int size() const = 0;
-    bool leader() const { return rank() == 0; }
     // "gloo" or "nccl".
     virtual std::string backend() const = 0;
     // The device collectives run on; tensors passed in must be there.

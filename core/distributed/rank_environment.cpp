@@ -55,6 +55,16 @@ RankEnvironment rankEnvironment() {
     return rankEnvironmentFrom(vars);
 }
 
+RankEnvironment rankOnThisHost(int rank, int size, int masterPort) {
+    RankEnvironment env;
+    env.present = true;
+    env.rank = rank;
+    env.size = size;
+    env.localRank = rank;
+    env.masterPort = masterPort;
+    return env;
+}
+
 std::vector<std::pair<std::string, std::string>>
 rankVariables(int rank, int size, const std::string& masterAddress, int masterPort) {
     return {{"RANK", std::to_string(rank)},       {"WORLD_SIZE", std::to_string(size)},

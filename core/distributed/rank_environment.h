@@ -24,6 +24,10 @@ struct RankEnvironment {
 RankEnvironment rankEnvironment();
 RankEnvironment rankEnvironmentFrom(const std::vector<std::pair<std::string, std::string>>& vars);
 
+// Rank `rank` of `size` on this host, meeting at `masterPort` of the loopback: ranks that are
+// threads of one process (the self-test, the tests).
+RankEnvironment rankOnThisHost(int rank, int size, int masterPort);
+
 // The variables a launcher gives rank `rank` of `size` on one host.
 std::vector<std::pair<std::string, std::string>>
 rankVariables(int rank, int size, const std::string& masterAddress, int masterPort);

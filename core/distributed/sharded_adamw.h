@@ -47,9 +47,8 @@ public:
     // Throws dice::FileError when the file does not fit these parameters.
     void load(const std::string& path);
 
-    // Elements of the moments this rank keeps, and of all parameters.
+    // Elements of the moments this rank keeps.
     std::int64_t shardElements() const { return m_shardEnd - m_shardStart; }
-    std::int64_t totalElements() const { return m_total; }
 
 private:
     // Calls f(parameter, offset in parameter, offset in the range, count) for each parameter

@@ -166,4 +166,15 @@ nlohmann::json toJson(const RewardBreakdown& b) {
     return j;
 }
 
+RewardBreakdown rewardBreakdownFromJson(const nlohmann::json& j) {
+    RewardBreakdown b;
+    b.value = j.at("value").get<double>();
+    b.correct = j.at("correct").get<bool>();
+    b.hack = j.at("hack").get<bool>();
+    b.speedup = j.value("speedup", 0.0);
+    b.coverage = j.value("coverage", 0.0);
+    b.hackReason = j.value("hack_reason", std::string());
+    return b;
+}
+
 } // namespace dice

@@ -67,5 +67,7 @@ nlohmann::json toJson(const RewardOptions& options);
 // Absent fields keep their defaults; throws Error naming a field that is wrong.
 RewardOptions rewardOptionsFromJson(const nlohmann::json& json);
 nlohmann::json toJson(const RewardBreakdown& reward);
+// The inverse of toJson; throws nlohmann::json::exception on a value it did not write.
+RewardBreakdown rewardBreakdownFromJson(const nlohmann::json& json);
 
 } // namespace dice

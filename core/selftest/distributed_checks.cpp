@@ -28,13 +28,8 @@ std::string runRanks(const std::vector<c10::Device>& devices) {
     for (int r = 0; r < size; ++r)
         threads.emplace_back([&, r] {
             try {
-                RankEnvironment env;
-                env.present = true;
-                env.rank = r;
-                env.size = size;
-                env.localRank = r;
-                env.masterPort = port;
-                auto comm = Communicator::connect(env, devices[static_cast<std::size_t>(r)],
+                auto comm = Communicator::connect(rankOnThisHost(r, size, port),
+                                                  devices[static_cast<std::size_t>(r)],
                                                   std::chrono::seconds(120));
                 const auto options = at::TensorOptions().device(comm->device());
                 at::Tensor sum = at::full({1 << 20}, static_cast<float>(r + 1), options);

@@ -149,13 +149,7 @@ nlohmann::json judgedRecord(const Judged& judged) {
 Judged judgedFromRecord(const nlohmann::json& record) {
     Judged judged;
     judged.evaluation = evaluationFromJson(record.at("evaluation"));
-    const auto& reward = record.at("reward");
-    judged.reward.value = reward.at("value").get<double>();
-    judged.reward.correct = reward.at("correct").get<bool>();
-    judged.reward.hack = reward.at("hack").get<bool>();
-    judged.reward.speedup = reward.value("speedup", 0.0);
-    judged.reward.coverage = reward.value("coverage", 0.0);
-    judged.reward.hackReason = reward.value("hack_reason", std::string());
+    judged.reward = rewardBreakdownFromJson(record.at("reward"));
     return judged;
 }
 

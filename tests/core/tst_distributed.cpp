@@ -18,6 +18,8 @@
 #include "core/model/safetensors_torch.h"
 #include "core/train/trace_update.h"
 
+#include "json_lines.h"
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -27,6 +29,7 @@
 #include <thread>
 
 using namespace dice;
+using dice::test::readLines;
 
 namespace {
 
@@ -86,14 +89,8 @@ std::vector<RankRun> updateOnRanks(int ranks, int accumulation, int steps,
     for (int r = 0; r < ranks; ++r)
         threads.emplace_back([&, r] {
             try {
-                RankEnvironment env;
-                env.present = true;
-                env.rank = r;
-                env.size = ranks;
-                env.localRank = r;
-                env.masterPort = port;
-                auto comm =
-                    Communicator::connect(env, c10::Device(c10::kCPU), std::chrono::seconds(60));
+                auto comm = Communicator::connect(rankOnThisHost(r, ranks, port),
+                                                  c10::Device(c10::kCPU), std::chrono::seconds(60));
                 auto model = tinyModel();
                 AdamWSettings settings;
                 settings.learningRate = 1e-3;
@@ -123,16 +120,6 @@ double largestDifference(const std::vector<at::Tensor>& a, const std::vector<at:
     for (std::size_t k = 0; k < a.size(); ++k)
         largest = std::max(largest, (a[k] - b[k]).abs().max().item<double>());
     return largest;
-}
-
-std::vector<nlohmann::json> readLines(const std::string& path) {
-    std::vector<nlohmann::json> lines;
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line))
-        if (!line.empty())
-            lines.push_back(nlohmann::json::parse(line));
-    return lines;
 }
 
 } // namespace

@@ -166,6 +166,30 @@ private slots:
         QVERIFY(t.checkedTimedCalls >= 1 && t.checkedTimedCalls <= 2);
     }
 
+    void rewardBreakdownsTravelAsJson() {
+        // The ranks of a data-parallel run send each other their rewards as JSON.
+        RewardBreakdown hack;
+        hack.value = -1;
+        hack.hack = true;
+        hack.hackReason = "fallback";
+        RewardBreakdown timed;
+        timed.value = 1.75;
+        timed.correct = true;
+        timed.speedup = 2.5;
+        timed.coverage = 0.9;
+        for (const RewardBreakdown& b : {hack, timed}) {
+            const RewardBreakdown back = rewardBreakdownFromJson(toJson(b));
+            QCOMPARE(back.value, b.value);
+            QCOMPARE(back.correct, b.correct);
+            QCOMPARE(back.hack, b.hack);
+            QCOMPARE(back.speedup, b.speedup);
+            QCOMPARE(back.coverage, b.coverage);
+            QCOMPARE(back.hackReason, b.hackReason);
+        }
+        QVERIFY_EXCEPTION_THROWN(rewardBreakdownFromJson(nlohmann::json::object()),
+                                 nlohmann::json::exception);
+    }
+
     void rewardOptionsRejectBadFields_data() {
         QTest::addColumn<QString>("json");
         QTest::addColumn<QString>("message");

@@ -21,6 +21,8 @@
 #include "core/train/trace_rl.h"
 #include "core/train/train_common.h"
 
+#include "json_lines.h"
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -32,18 +34,9 @@
 #include <set>
 
 using namespace dice;
+using dice::test::readLines;
 
 namespace {
-
-std::vector<nlohmann::json> readLines(const std::string& path) {
-    std::vector<nlohmann::json> lines;
-    std::ifstream in(path);
-    std::string line;
-    while (std::getline(in, line))
-        if (!line.empty())
-            lines.push_back(nlohmann::json::parse(line));
-    return lines;
-}
 
 // The trainer's hooks with the worker of this build (a test binary has none beside it).
 RlHooks judged() {
