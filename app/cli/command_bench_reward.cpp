@@ -63,6 +63,14 @@ void printVerdictsByKind(const nlohmann::json& byKind) {
     }
 }
 
+// The sizes the candidates are judged at, for both dialects.
+std::string parsePreset(const Arguments& args) {
+    const std::string preset = args.value("preset", "bench");
+    if (preset != "bench" && preset != "small")
+        throw UsageError("--preset must be bench or small");
+    return preset;
+}
+
 int benchRewardKernelBench(const Invocation& in, const Arguments& args) {
     if (!args.has("problems"))
         throw UsageError("--kernelbench needs --problems DIR (the problem files of the solutions)");
@@ -78,9 +86,7 @@ int benchRewardKernelBench(const Invocation& in, const Arguments& args) {
         throw UsageError("--candidates must be from 1 to 4096, --build-threads from 1 to 256");
     options.service.evaluator.devices = {args.integer("device", 0)};
     options.service.reward.mode = parseJudgeMode(args.value("mode", "correctness"));
-    options.service.reward.preset = args.value("preset", "bench");
-    if (options.service.reward.preset != "bench" && options.service.reward.preset != "small")
-        throw UsageError("--preset must be bench or small");
+    options.service.reward.preset = parsePreset(args);
 
     const nlohmann::json report =
         runAndWrite(in, args, "bench-reward-kernelbench", [&](const RewardBenchProgress& say) {
@@ -133,6 +139,7 @@ int benchReward(const Invocation& in) {
     options.service.batch.compileThreads = args.integer("compile-threads", 4);
     options.service.batch.chunk = static_cast<std::size_t>(std::max(1, args.integer("chunk", 32)));
     options.service.reward.mode = parseJudgeMode(args.value("mode", "correctness"));
+    options.service.reward.preset = parsePreset(args);
 
     const nlohmann::json report =
         runAndWrite(in, args, "bench-reward", [&](const RewardBenchProgress& say) {

@@ -6,6 +6,7 @@
 #include "core/common/number_format.h"
 #include "core/common/splitmix.h"
 #include "core/common/statistics.h"
+#include "core/eval/reference_agreement.h"
 #include "core/kernelbench/python_evaluator.h"
 
 #include <algorithm>
@@ -219,6 +220,14 @@ std::vector<RewardBenchCandidate> makeRewardBenchCandidates(const TaskSuite& sui
     std::map<std::string, std::vector<std::size_t>> alike;
     for (std::size_t i = 0; i < solved.size(); ++i)
         alike[signatureOf(*solved[i].task)].push_back(i);
+    // A neighbour's solution is a wrong answer only where the neighbour computes something else:
+    // matmul_rect's kernel is a right answer to matmul.
+    std::map<std::pair<const Task*, const Task*>, bool> same;
+    const auto computesTheSame = [&same](const Task& task, const Task& other) {
+        const auto key = std::make_pair(&task, &other);
+        const auto known = same.find(key);
+        return known != same.end() ? known->second : (same[key] = referencesAgree(task, other));
+    };
 
     // The shares of the kinds, in hundredths.
     const std::vector<std::pair<std::string, int>> shares = {
@@ -247,7 +256,7 @@ std::vector<RewardBenchCandidate> makeRewardBenchCandidates(const TaskSuite& sui
                 if (peers.size() < 2)
                     continue;
                 const Solved& other = solved[peers[draw.below(peers.size())]];
-                if (other.task == s.task)
+                if (other.task == s.task || computesTheSame(*s.task, *other.task))
                     continue;
                 source = other.source;
             } else if (kind == "compile_error") {

@@ -16,4 +16,5 @@ list(APPEND DICE_CORE_TORCH_SOURCES
     eval/native_inputs.cpp
     eval/native_output_checks.cpp
     eval/native_timing.cpp
+    eval/reference_agreement.cpp
 )

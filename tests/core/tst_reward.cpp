@@ -6,6 +6,7 @@
 #include "core/bench/reward_bench.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
+#include "core/eval/reference_agreement.h"
 #include "core/reward/reward.h"
 #include "core/reward/reward_batch.h"
 #include "core/reward/reward_service.h"
@@ -22,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 
 using namespace dice;
@@ -563,6 +565,52 @@ private slots:
             QVERIFY2(expected,
                      (c.item.name + ": " + toString(r.verdict) + " " + r.message).c_str());
         }
+    }
+
+    void referencesAgreeOnlyWhereTheyComputeTheSame() {
+        const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
+        const auto task = [&](const std::string& name) -> const Task& {
+            for (const auto& t : suite.tasks)
+                if (t.name == name)
+                    return t;
+            throw Error("no task " + name);
+        };
+        // A rectangular product's reference multiplies square matrices as matmul's does.
+        QVERIFY(referencesAgree(task("matmul"), task("matmul_rect")));
+        QVERIFY(referencesAgree(task("relu"), task("relu")));
+        QVERIFY(!referencesAgree(task("matmul"), task("matmul_transposed_b")));
+        QVERIFY(!referencesAgree(task("relu"), task("gelu")));
+        QVERIFY(!referencesAgree(task("softmax"), task("log_softmax")));
+    }
+
+    void wrongValuesCandidatesComputeSomethingElse() {
+        // A neighbour's solution made into a "wrong values" candidate must be wrong: once
+        // matmul_rect's kernel, a right answer to matmul, was labelled so.
+        const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
+        const std::string folder = DICE_SOURCE_DIR "/resources/solutions";
+        std::map<std::string, const Task*> bySource;
+        for (const auto& t : suite.tasks) {
+            const std::string path = folder + "/" + t.name + ".dice";
+            if (std::filesystem::is_regular_file(path))
+                bySource[readTextFile(path)] = &t;
+        }
+        const std::regex numbered("// reward benchmark candidate [0-9]+\\n");
+        // 256 candidates of seed 1 held the case on the GPU; 1024 is the benchmark's batch.
+        int checked = 0;
+        for (const int count : {256, 1024})
+            for (const auto& c : makeRewardBenchCandidates(suite, folder, count, 1)) {
+                if (c.kind != "wrong_values")
+                    continue;
+                const auto from = bySource.find(std::regex_replace(c.item.source, numbered, ""));
+                QVERIFY2(from != bySource.end(), c.item.name.c_str());
+                QVERIFY2(from->second->name != c.item.task.name, c.item.name.c_str());
+                QVERIFY2(!referencesAgree(c.item.task, *from->second),
+                         (c.item.name + ": " + from->second->name + " computes " +
+                          c.item.task.name + " too")
+                             .c_str());
+                ++checked;
+            }
+        QCOMPARE(checked, 38 + 154);
     }
 
     void serviceScoresEveryCandidate() {
