@@ -33,6 +33,8 @@ fuzz_one() {
     local seeds="tests/fuzz/corpus/$name"
     if [[ $name == sass_listing ]]; then
         seeds="tests/fixtures/kernel-listings"
+    elif [[ $name == ncu_report ]]; then
+        seeds="tests/fixtures/ncu"
     fi
     local work="build/fuzz/corpus/$name"
     mkdir -p "$work"

@@ -63,6 +63,12 @@ for step in "${steps[@]}"; do
     bench-reward)
         "$dice" bench reward --output "bench-reward-$device.json" || status=1
         ;;
+    counters)
+        # Nsight Compute's counters of the built-in solutions and their references, with ncu's
+        # raw pages beside them (the parser's fixtures come from such pages).
+        "$dice" bench counters --keep-pages "counters-pages-$device" \
+            --output "bench-counters-$device.json" || status=1
+        ;;
     bench-eval)
         "$python" "$here/bench/eval_bench.py" --dice "$dice" \
             --output "bench-eval-$device.json" || status=1

@@ -25,6 +25,8 @@ const std::vector<Benchmark>& benchmarks() {
         {"rl", "one RL step's sampling, reward and update at a model shape (--help)", benchRl},
         {"rollout", "RL's sampling workload, fixed batches against continuous (--help)",
          benchRollout},
+        {"counters", "hardware counters of built-in solutions with Nsight Compute (--help)",
+         benchCounters},
     };
     return list;
 }

@@ -5,8 +5,10 @@
 #include "core/common/number_format.h"
 #include "core/cuda/cuda_driver.h"
 #include "core/cuda/device_info.h"
+#include "core/cuda/nsight_compute.h"
 #include "core/eval/candidate.h"
 #include "core/eval/metrics.h"
+#include "core/eval/native_evaluator.h"
 #include "core/store/run_store.h"
 #include "core/suite/suite_evaluation.h"
 #include "core/tasks/task.h"
@@ -18,6 +20,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 namespace dice::cli {
@@ -49,6 +52,10 @@ const char* const kUsage =
     "  --idle-timeout S      give up on a kernel that shows no progress for S seconds (60)\n"
     "  --repeat N            with --suite: evaluate the suite N times with one warm worker\n"
     "  --devices LIST        GPUs to spread a suite over: all, or indices such as 0,1 (default 0)\n"
+    "  --profile             then read the hardware counters of the candidate's kernels and\n"
+    "                        the reference's with Nsight Compute (ncu), one launch of each\n"
+    "  --in-process          evaluate in this process, not in a worker (what --profile runs\n"
+    "                        under ncu)\n"
     "  --json                print JSON\n"
     "  --store DB            keep the run in this database\n"
     "  --no-store            keep nothing (the default store is\n"
@@ -104,8 +111,9 @@ void printResult(const EvaluationResult& r, std::ostream& out) {
     }
     for (const auto& f : r.flags)
         out << "flag " << f.code << ": " << f.message << "\n";
-    out << "worker: " << toString(r.workerState) << ", " << formatFixed(r.wallMs / 1000.0, 2)
-        << " s\n";
+    const std::string worker = toString(r.workerState);
+    out << (worker.empty() ? std::string("in this process") : "worker: " + worker) << ", "
+        << formatFixed(r.wallMs / 1000.0, 2) << " s\n";
 }
 
 // Exit status 0 means judged and correct; a candidate that could not run here (no GPU) was not
@@ -114,16 +122,83 @@ bool acceptable(const EvaluationResult& r, bool strict, bool compileOnly) {
     return (compileOnly && r.verdict == Verdict::NotRun) || r.countsAsCorrect(strict);
 }
 
+// Reads the counters of a candidate that ran: the same evaluation, in a process of its own under
+// ncu, with one correctness trial and no timing (docs/counters.md).
+CounterReport profileCandidate(const EvaluationResult& r, const Arguments& args,
+                               const EvalOptions& options, int device) {
+    if (r.verdict == Verdict::NotRun || r.verdict == Verdict::CompileError ||
+        r.verdict == Verdict::InvalidCandidate || r.verdict == Verdict::Timeout) {
+        // A candidate that hung would hang again under the profiler.
+        CounterReport none;
+        none.error = "the candidate did not run to the end on a GPU here (" + toString(r.verdict) +
+                     "), so it has no counters to read";
+        return none;
+    }
+    std::vector<std::string> program = {"/proc/self/exe",
+                                        "eval",
+                                        args.positionals()[0],
+                                        args.positionals()[1],
+                                        "--in-process",
+                                        "--no-timing",
+                                        "--trials",
+                                        "1",
+                                        "--no-store",
+                                        "--json",
+                                        "--preset",
+                                        options.preset,
+                                        "--devices",
+                                        std::to_string(device)};
+    if (options.tolerance) {
+        program.push_back("--tolerance");
+        program.push_back(formatFixed(*options.tolerance, 12));
+    }
+    if (!options.compilerOptions.empty()) {
+        program.push_back("--compiler-options");
+        program.push_back(options.compilerOptions);
+    }
+    if (!options.strict)
+        program.push_back("--lenient");
+    return collectCounters(program);
+}
+
+std::string figure(const std::optional<double>& v, int digits, const std::string& unit) {
+    return v ? formatFixed(*v, digits) + unit : std::string("-");
+}
+
+std::optional<double> scaled(const std::optional<double>& v, double by) {
+    return v ? std::optional<double>(*v * by) : std::nullopt;
+}
+
+void printCounters(const CounterReport& c, std::ostream& out) {
+    if (!c.ok()) {
+        out << "counters: " << c.error << "\n";
+        return;
+    }
+    out << "counters (" << (c.version.empty() ? c.tool : c.version) << "), one launch each:\n";
+    for (const auto* side : {&c.candidate, &c.reference})
+        for (const auto& k : *side)
+            out << "  " << (side == &c.candidate ? "candidate " : "reference ") << k.kernel << ": "
+                << figure(scaled(k.durationNs, 1e-6), 4, " ms") << ", compute "
+                << figure(k.computeThroughputPct, 0, "%") << ", memory "
+                << figure(k.memoryThroughputPct, 0, "%") << ", occupancy "
+                << figure(k.achievedOccupancyPct, 0, "%") << ", DRAM "
+                << figure(scaled(k.dramBytes(), 1e-6), 1, " MB") << ", "
+                << figure(k.arithmeticIntensity(), 2, " FLOP/byte")
+                << (k.limiter().empty() ? std::string() : ", " + k.limiter() + "-bound") << "\n";
+}
+
 } // namespace
 
 int commandEval(const Invocation& in) {
     for (const auto& a : in.args)
         if (a == "--batch" || a.rfind("--batch=", 0) == 0)
             return evalBatch(in);
-    const Arguments args(
-        in.args, {"json", "help", "no-store", "no-timing", "compile-only", "lenient"},
-        {"preset", "tolerance", "trials", "warmups", "timing-trials", "store", "tag", "suite",
-         "candidates", "idle-timeout", "repeat", "devices", "compiler-options"});
+    const Arguments args(in.args,
+                         {"json", "help", "no-store", "no-timing", "compile-only", "lenient",
+                          "profile", "in-process"},
+                         {"preset", "tolerance", "trials", "warmups", "timing-trials", "store",
+                          "tag", "suite", "candidates", "idle-timeout", "repeat", "devices",
+                          "compiler-options"});
     if (!args.ok()) {
         std::cerr << "dice eval: " << args.error() << "\n";
         return 2;
@@ -136,6 +211,14 @@ int commandEval(const Invocation& in) {
     if (suiteMode ? (!args.has("suite") || !args.has("candidates") || !args.positionals().empty())
                   : args.positionals().size() != 2) {
         std::cerr << kUsage;
+        return 2;
+    }
+    if (suiteMode && (args.flag("profile") || args.flag("in-process"))) {
+        std::cerr << "dice eval: --profile and --in-process take one candidate\n";
+        return 2;
+    }
+    if (args.flag("compile-only") && args.flag("profile")) {
+        std::cerr << "dice eval: --profile runs the candidate; --compile-only runs nothing\n";
         return 2;
     }
     if (suiteMode && args.flag("compile-only")) {
@@ -195,26 +278,36 @@ int commandEval(const Invocation& in) {
         const std::string source = readCandidateFile(candidatePath);
         const std::string name = std::filesystem::path(candidatePath).filename().string();
         EvaluationResult r;
-        if (args.flag("compile-only")) {
+        const auto progress = [&](const std::string&, double, const std::string& message) {
+            if (!json && !message.empty() && progressShown())
+                std::cerr << "\r" << std::left << std::setw(40) << message << std::flush;
+        };
+        if (args.flag("in-process")) {
+            NativeEvaluator here(evaluatorOptions.devices.front());
+            r = args.flag("compile-only") ? here.compile(task, source, name, options)
+                                          : here.evaluate(task, source, name, options, progress);
+        } else if (args.flag("compile-only")) {
             r = evaluator.compile(task, source, name, options);
         } else {
-            r = evaluator.evaluate(task, source, name, options,
-                                   [&](const std::string&, double, const std::string& message) {
-                                       if (!json && !message.empty() && progressShown())
-                                           std::cerr << "\r" << std::left << std::setw(40)
-                                                     << message << std::flush;
-                                   });
-            if (!json && progressShown())
-                std::cerr << "\r" << std::string(40, ' ') << "\r" << std::flush;
+            r = evaluator.evaluate(task, source, name, options, progress);
         }
+        if (!json && progressShown() && !args.flag("compile-only"))
+            std::cerr << "\r" << std::string(40, ' ') << "\r" << std::flush;
+        std::optional<CounterReport> counters;
+        if (args.flag("profile"))
+            counters = profileCandidate(r, args, options, evaluatorOptions.devices.front());
         const std::int64_t id = keep(r, source);
         if (json) {
             nlohmann::json out = toJson(r);
             if (id > 0)
                 out["run_id"] = id;
+            if (counters)
+                out["counters"] = toJson(*counters);
             std::cout << out.dump(2) << "\n";
         } else {
             printResult(r, std::cout);
+            if (counters)
+                printCounters(*counters, std::cout);
             if (id > 0)
                 std::cout << "stored as run " << id << " in " << store->path() << "\n";
         }

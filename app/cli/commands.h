@@ -23,6 +23,7 @@ int benchTokenizer(const Invocation& in);
 int benchModel(const Invocation& in);
 int benchKernelBench(const Invocation& in);
 int benchReward(const Invocation& in);
+int benchCounters(const Invocation& in);
 int benchRl(const Invocation& in);
 int benchRollout(const Invocation& in);
 int commandCompile(const Invocation& in);

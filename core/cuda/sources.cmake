@@ -9,7 +9,10 @@ list(APPEND DICE_CORE_PLAIN_SOURCES
     cuda/device_info.cpp
     cuda/driver_release.cpp
     cuda/header_policy.cpp
+    cuda/ncu_report.cpp
+    cuda/nsight_compute.cpp
     cuda/nvrtc_compiler.cpp
+    cuda/nvtx_range.cpp
     cuda/occupancy.cpp
     cuda/ptx_line_map.cpp
     cuda/sass_disassembler.cpp

@@ -7,6 +7,8 @@
 #include "core/eval/native_gpu_run.h"
 
 #include "core/common/number_format.h"
+#include "core/cuda/nsight_compute.h"
+#include "core/cuda/nvtx_range.h"
 #include "core/cuda/torch_cuda_bridge.h"
 #include "core/eval/candidate_fault.h"
 #include "core/eval/native_inputs.h"
@@ -90,6 +92,7 @@ void GpuRun::syncOrFault(const std::string& during) {
 std::vector<at::Tensor> GpuRun::callReference(const std::vector<at::Tensor>& inputs,
                                               const std::vector<at::Tensor>& params) {
     auto stack = stackOf(inputs, params);
+    const NvtxRange range(kReferenceRange);
     return outputsOf(m_p.reference->function()(std::move(stack)));
 }
 
@@ -100,6 +103,7 @@ std::vector<at::Tensor> GpuRun::callCandidate(torch::jit::Function& fn, KernelLa
     auto stack = stackOf(inputs, params);
     c10::IValue returned;
     try {
+        const NvtxRange range(kCandidateRange);
         LauncherScope scope(&launcher, guard);
         returned = fn(std::move(stack));
     } catch (const CandidateFault&) {

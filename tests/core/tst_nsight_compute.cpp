@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Nsight Compute's raw page read into per-kernel counters (tests/fixtures/ncu), the ncu command
+// the profile runs, and the whole collection through a stand-in ncu that writes that page.
+#include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/cuda/ncu_report.h"
+#include "core/cuda/nsight_compute.h"
+
+#include <QtTest>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+using namespace dice;
+
+namespace {
+
+const std::string kPage = DICE_TEST_FIXTURES "/ncu/raw_page.csv";
+
+// A stand-in for ncu: prints a version, or copies the fixture to the file after --log-file.
+std::string writeFakeNcu(const std::string& folder, const std::string& page) {
+    const std::string path = folder + "/ncu";
+    std::ofstream(path) << "#!/bin/sh\n"
+                           "if [ \"$1\" = --version ]; then echo 'NVIDIA (R) Nsight Compute "
+                           "Command Line Profiler'; echo 'Version 2025.3.1.0 (build 1)'; exit 0; "
+                           "fi\n"
+                           "while [ $# -gt 0 ]; do\n"
+                           "  if [ \"$1\" = --log-file ]; then cp '"
+                        << page
+                        << "' \"$2\"; fi\n"
+                           "  shift\n"
+                           "done\n";
+    ::chmod(path.c_str(), 0755);
+    return path;
+}
+
+class ScopedVariable {
+public:
+    ScopedVariable(const char* name, const std::string& value)
+        : m_name(name) {
+        ::setenv(name, value.c_str(), 1);
+    }
+    ~ScopedVariable() { ::unsetenv(m_name); }
+    ScopedVariable(const ScopedVariable&) = delete;
+    ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+private:
+    const char* m_name;
+};
+
+void expectRejected(const std::string& page, const std::string& phrase) {
+    try {
+        parseNcuCsv(page);
+        QFAIL(("accepted: " + page).c_str());
+    } catch (const Error& e) {
+        QVERIFY2(std::string(e.what()).find(phrase) != std::string::npos, e.what());
+    }
+}
+
+} // namespace
+
+class TestNsightCompute : public QObject {
+    Q_OBJECT
+
+private slots:
+    void readsTheRawPage() {
+        const auto kernels = parseNcuCsv(readTextFile(kPage));
+        // relu_map was launched twice: its first launch is kept.
+        QCOMPARE(kernels.size(), std::size_t(2));
+        const KernelCounters& relu = kernels[0];
+        QCOMPARE(relu.kernel, std::string("relu_map"));
+        QCOMPARE(relu.grid, std::string("(262144, 1, 1)"));
+        QCOMPARE(relu.block, std::string("(256, 1, 1)"));
+        // 268.435456 Mbyte and "268,435,456" byte are the same 2^28 bytes.
+        QCOMPARE(*relu.dramBytesRead, 268435456.0);
+        QCOMPARE(*relu.dramBytesWritten, 268435456.0);
+        QCOMPARE(*relu.durationNs, 35500.0); // 35.5 usecond
+        QCOMPARE(*relu.memoryThroughputPct, 92.31);
+        QCOMPARE(*relu.computeThroughputPct, 21.4);
+        QCOMPARE(*relu.achievedOccupancyPct, 81.25);
+        QCOMPARE(*relu.registersPerThread, 32.0);
+        QCOMPARE(*relu.flops, 1048576.0);
+        QCOMPARE(*relu.arithmeticIntensity(), 1048576.0 / 536870912.0);
+        QCOMPARE(*relu.flopsPerSecond(), 1048576.0 / 35.5e-6);
+        QCOMPARE(relu.limiter(), std::string("memory"));
+
+        const KernelCounters& bias = kernels[1];
+        QCOMPARE(bias.kernel, std::string("add_bias"));
+        QCOMPARE(*bias.dramBytesRead, 500000.0);
+        QCOMPARE(*bias.durationNs, 2000250.0);
+        // "n/a" is no measurement: the figure stays empty rather than zero.
+        QVERIFY(!bias.achievedOccupancyPct);
+        // fp32 10 + 20 + 2 x 30, fp64 1 + 2 + 2 x 3, fp16 4 + 5 + 2 x 6.
+        QCOMPARE(*bias.flops, 90.0 + 9.0 + 21.0);
+        QCOMPARE(bias.limiter(), std::string("compute"));
+    }
+
+    void limiterNamesLatencyWhenNeitherUnitIsBusy() {
+        KernelCounters k;
+        QCOMPARE(k.limiter(), std::string());
+        k.computeThroughputPct = 30;
+        k.memoryThroughputPct = 45;
+        QCOMPARE(k.limiter(), std::string("latency"));
+        QVERIFY(!k.arithmeticIntensity());
+    }
+
+    void rejectsWhatIsNotARawPage() {
+        expectRejected("", "no header row");
+        expectRejected("==ERROR== ERR_NVGPUCTRPERM - no permission\n", "ERR_NVGPUCTRPERM");
+        expectRejected("\"ID\",\"Process ID\"\n\"0\",\"1\"\n", "no column \"Kernel Name\"");
+        expectRejected("\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"0\",\"k\"\n",
+                       "2 fields where the header has 3");
+        expectRejected("\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"0\",\"k\",\"fast\"\n",
+                       "is not a number");
+        expectRejected(
+            "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\"\n\"\",\"\",\"fortnight\"\n",
+            "unknown unit");
+        expectRejected("\"ID\",\"Kernel Name\"\n\"0\",\"k\n", "inside a quoted field");
+        expectRejected("\"ID\",\"Kernel Name\"\n\"0\",\"\"\n", "no kernel name");
+    }
+
+    void commandProfilesOneRangeIntoTheLogFile() {
+        const auto argv = ncuCommand("/x/ncu", kCandidateRange, "/tmp/page.csv",
+                                     {"/bin/dice", "eval", "relu", "relu.dice"}, 16);
+        const auto after = [&](const std::string& option) {
+            const auto it = std::find(argv.begin(), argv.end(), option);
+            return it == argv.end() || it + 1 == argv.end() ? std::string() : *(it + 1);
+        };
+        QCOMPARE(argv.front(), std::string("/x/ncu"));
+        QCOMPARE(after("--nvtx-include"), std::string(kCandidateRange) + "/");
+        QCOMPARE(after("--page"), std::string("raw"));
+        QCOMPARE(after("--log-file"), std::string("/tmp/page.csv"));
+        QCOMPARE(after("--launch-count"), std::string("16"));
+        // The evaluator's timings run at the clocks the GPU has: ncu must not lock them.
+        QCOMPARE(after("--clock-control"), std::string("none"));
+        const std::string metrics = after("--metrics");
+        for (const auto& m : ncuMetrics())
+            QVERIFY2(metrics.find(m) != std::string::npos, m.c_str());
+        QVERIFY(std::find(argv.begin(), argv.end(), "--nvtx") != argv.end());
+        // The profiled program comes last, whole.
+        QCOMPARE(std::vector<std::string>(argv.end() - 4, argv.end()),
+                 (std::vector<std::string>{"/bin/dice", "eval", "relu", "relu.dice"}));
+    }
+
+    void findsNcuNamedByTheVariable() {
+        const TemporaryFolder folder("dice-ncu-test");
+        const std::string fake = writeFakeNcu(folder.path(), kPage);
+        {
+            const ScopedVariable named("DICE_NCU", fake);
+            QCOMPARE(findNcu(), fake);
+        }
+        {
+            const ScopedVariable named("DICE_NCU", folder.path() + "/missing");
+            QCOMPARE(findNcu(), std::string());
+            const CounterReport none = collectCounters({"/bin/true"});
+            QVERIFY(!none.ok());
+            QVERIFY2(none.error.find("DICE_NCU") != std::string::npos, none.error.c_str());
+            QVERIFY(none.candidate.empty() && none.reference.empty());
+        }
+    }
+
+    void collectsBothRangesThroughNcu() {
+        const TemporaryFolder folder("dice-ncu-test");
+        const ScopedVariable named("DICE_NCU", writeFakeNcu(folder.path(), kPage));
+        const CounterReport report = collectCounters({"/bin/true"});
+        QVERIFY2(report.ok(), report.error.c_str());
+        QCOMPARE(report.version, std::string("Version 2025.3.1.0 (build 1)"));
+        QCOMPARE(report.candidate.size(), std::size_t(2));
+        QCOMPARE(report.reference.size(), std::size_t(2));
+        QCOMPARE(report.candidate[0].kernel, std::string("relu_map"));
+
+        // A page with a header but no launch: nothing ran inside the range.
+        const std::string empty = folder.path() + "/empty.csv";
+        std::ofstream(empty) << "\"ID\",\"Kernel Name\"\n";
+        const TemporaryFolder other("dice-ncu-test");
+        const ScopedVariable again("DICE_NCU", writeFakeNcu(other.path(), empty));
+        const CounterReport none = collectCounters({"/bin/true"});
+        QVERIFY(!none.ok());
+        QVERIFY2(none.error.find("no kernel inside the candidate's calls") != std::string::npos,
+                 none.error.c_str());
+    }
+
+    void reportsRoundTripThroughJson() {
+        CounterReport r;
+        r.tool = "/opt/nvidia/nsight-compute/2025.3.1/ncu";
+        r.version = "Version 2025.3.1.0";
+        r.candidate = parseNcuCsv(readTextFile(kPage));
+        r.reference = {r.candidate[1]};
+        const nlohmann::json j = toJson(r);
+        // Result files name programs, not folders of the machine that made them.
+        QCOMPARE(j["tool"].get<std::string>(), std::string("ncu"));
+        QVERIFY(j["candidate"][1]["achieved_occupancy_pct"].is_null());
+        QCOMPARE(j["candidate"][0]["limiter"].get<std::string>(), std::string("memory"));
+        const CounterReport back = counterReportFromJson(j);
+        QCOMPARE(back.candidate.size(), std::size_t(2));
+        QCOMPARE(*back.candidate[0].dramBytesRead, *r.candidate[0].dramBytesRead);
+        QVERIFY(!back.candidate[1].achievedOccupancyPct);
+        QCOMPARE(back.reference[0].kernel, std::string("add_bias"));
+        QVERIFY_EXCEPTION_THROWN(counterReportFromJson(nlohmann::json::array()), Error);
+        QVERIFY_EXCEPTION_THROWN(
+            counterReportFromJson({{"candidate", {{{"kernel", "k"}, {"flops", "many"}}}}}), Error);
+        QVERIFY_EXCEPTION_THROWN(counterReportFromJson({{"reference", {{{"grid", "(1, 1, 1)"}}}}}),
+                                 Error);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestNsightCompute)
+#include "tst_nsight_compute.moc"
