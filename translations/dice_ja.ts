@@ -197,6 +197,143 @@
     </message>
 </context>
 <context>
+    <name>dice::CountersView</name>
+    <message>
+        <source>Counters are read from a GPU; this machine has none</source>
+        <translation>カウンターは GPU から読み取ります。このマシンには GPU がありません</translation>
+    </message>
+    <message>
+        <source>Nsight Compute (ncu) was not found</source>
+        <translation>Nsight Compute (ncu) が見つかりません</translation>
+    </message>
+    <message>
+        <source>A profile is being taken</source>
+        <translation>プロファイルを取得中です</translation>
+    </message>
+    <message>
+        <source>Profile the candidate and the reference with %1, one launch of each kernel</source>
+        <translation>%1 で候補と参照をプロファイルします (各カーネル 1 回の起動)</translation>
+    </message>
+    <message>
+        <source>The candidate could not be written for the profiler: %1</source>
+        <translation>プロファイラー用に候補を書き出せませんでした: %1</translation>
+    </message>
+    <message>
+        <source>Profiling with %1: each kernel is replayed to read its counters, which takes seconds…</source>
+        <translation>%1 でプロファイル中: カウンターを読むため各カーネルを再実行するので数秒かかります…</translation>
+    </message>
+    <message>
+        <source>The profile failed: %1%2</source>
+        <translation>プロファイルに失敗しました: %1%2</translation>
+    </message>
+    <message>
+        <source>memory</source>
+        <translation>メモリ</translation>
+    </message>
+    <message>
+        <source>compute</source>
+        <translation>演算</translation>
+    </message>
+    <message>
+        <source>latency</source>
+        <translation>レイテンシ</translation>
+    </message>
+    <message>
+        <source>Candidate</source>
+        <translation>候補</translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation>参照</translation>
+    </message>
+    <message>
+        <source>Baseline</source>
+        <translation>ベースライン</translation>
+    </message>
+    <message>
+        <source>Hardware counters are read on a GPU; this machine has none.</source>
+        <translation>ハードウェアカウンターは GPU で読み取ります。このマシンには GPU がありません。</translation>
+    </message>
+    <message>
+        <source>%1: %2 kernels of the candidate, %3 of the reference, one launch each.%4</source>
+        <translation>%1: 候補のカーネル %2 個、参照のカーネル %3 個 (各 1 回の起動)。%4</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s) without floating-point work are not on the roofline.</source>
+        <translation>
+            <numerusform>浮動小数点演算のないカーネル %n 個はルーフラインに表示されません。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Collect reads the counters of the editor&apos;s candidate and of the reference with %1.</source>
+        <translation>「カウンターを取得」で、エディタの候補と参照のカウンターを %1 で読み取ります。</translation>
+    </message>
+    <message>
+        <source>Collect counters</source>
+        <translation>カウンターを取得</translation>
+    </message>
+    <message>
+        <source>Keep as baseline</source>
+        <translation>ベースラインとして保持</translation>
+    </message>
+    <message>
+        <source>Show these counters beside the next profile&apos;s</source>
+        <translation>このカウンターを次のプロファイルの横に表示します</translation>
+    </message>
+    <message>
+        <source>Side</source>
+        <translation>対象</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>カーネル</translation>
+    </message>
+    <message>
+        <source>Duration (µs)</source>
+        <translation>所要時間 (µs)</translation>
+    </message>
+    <message>
+        <source>Compute (% of peak)</source>
+        <translation>演算 (ピーク比 %)</translation>
+    </message>
+    <message>
+        <source>Memory (% of peak)</source>
+        <translation>メモリ (ピーク比 %)</translation>
+    </message>
+    <message>
+        <source>Achieved occupancy (%)</source>
+        <translation>実効占有率 (%)</translation>
+    </message>
+    <message>
+        <source>DRAM (MB)</source>
+        <translation>DRAM (MB)</translation>
+    </message>
+    <message>
+        <source>FLOP per byte</source>
+        <translation>FLOP/バイト</translation>
+    </message>
+    <message>
+        <source>GFLOP/s</source>
+        <translation>GFLOP/s</translation>
+    </message>
+    <message>
+        <source>Limited by</source>
+        <translation>律速要因</translation>
+    </message>
+    <message>
+        <source>Arithmetic intensity (FLOP per DRAM byte)</source>
+        <translation>演算強度 (DRAM 1 バイトあたりの FLOP)</translation>
+    </message>
+    <message>
+        <source>FLOP per second</source>
+        <translation>毎秒 FLOP</translation>
+    </message>
+    <message>
+        <source>Roofline (peak bandwidth, peak FP32)</source>
+        <translation>ルーフライン (ピーク帯域、ピーク FP32)</translation>
+    </message>
+</context>
+<context>
     <name>dice::DecodePlots</name>
     <message>
         <source>Committed per step</source>
@@ -1671,6 +1808,14 @@ committed at step %4 (block %5), confidence %6</source>
     <message>
         <source>run #%1</source>
         <translation>実行 #%1</translation>
+    </message>
+    <message>
+        <source>Counters</source>
+        <translation>カウンター</translation>
+    </message>
+    <message>
+        <source>Counters are read of a candidate in the native dialect (#pragma dice device / #pragma dice host)</source>
+        <translation>カウンターはネイティブ形式の候補から読み取ります (#pragma dice device / #pragma dice host)</translation>
     </message>
 </context>
 <context>

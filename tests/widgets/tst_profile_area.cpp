@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/file_util.h"
+#include "core/cuda/device_info.h"
+#include "core/cuda/ncu_report.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/sass_disassembler.h"
 #include "core/store/run_store.h"
@@ -7,6 +9,7 @@
 #include "widgets/editor/code_editor.h"
 #include "widgets/editor/ptx_lexer.h"
 #include "widgets/profile/compare_view.h"
+#include "widgets/profile/counters_view.h"
 #include "widgets/profile/evaluation_view.h"
 #include "widgets/profile/profile_area.h"
 #include "widgets/profile/run_history.h"
@@ -19,7 +22,9 @@
 #include <qcustomplot.h>
 
 #include <QCheckBox>
+#include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -41,6 +46,97 @@ QStringList ptxLinesOf(const dice::ProfileArea& area) {
 class TestProfileArea : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void countersSayWhatIsMissing() {
+        dice::WorkbenchState state;
+        dice::ProfileArea area(&state);
+        dice::CountersView* view = area.countersView();
+        QCOMPARE(area.tabs()->tabText(dice::ProfileArea::CountersTab), QStringLiteral("Counters"));
+        if (!state.gpuAvailable()) {
+            QVERIFY(!view->collectButton()->isEnabled());
+            QVERIFY2(view->statusLabel()->text().contains("GPU"),
+                     qPrintable(view->statusLabel()->text()));
+        }
+        // A GPU without Nsight Compute: the view says how to get it.
+        view->setAvailability(true, QString());
+        QVERIFY(!view->collectButton()->isEnabled());
+        QVERIFY2(view->statusLabel()->text().contains("ncu") &&
+                     view->statusLabel()->text().contains("DICE_NCU"),
+                 qPrintable(view->statusLabel()->text()));
+        // With both, Collect waits for a task and a candidate in the native dialect.
+        view->setAvailability(true, QStringLiteral("/opt/ncu"));
+        view->setReady(false, QStringLiteral("no task"));
+        QVERIFY(!view->collectButton()->isEnabled());
+        view->setReady(true, QString());
+        QVERIFY(view->collectButton()->isEnabled());
+    }
+
+    void countersShowKernelsRooflineAndBaseline() {
+        dice::CountersView view;
+        view.setCeilings(4.8e12, 6.7e13);
+        view.setAvailability(true, QStringLiteral("/opt/ncu"));
+        dice::CounterReport report;
+        report.version = "Version 2025.3.1.0";
+        report.candidate =
+            dice::parseNcuCsv(dice::readTextFile(DICE_TEST_FIXTURES "/ncu/raw_page.csv"));
+        report.reference = {report.candidate[1]};
+        view.showReport(report);
+        QTableWidget* table = view.table();
+        QCOMPARE(table->rowCount(), 3);
+        QCOMPARE(table->item(0, 0)->text(), QStringLiteral("Candidate"));
+        QCOMPARE(table->item(0, 1)->text(), QStringLiteral("relu_map"));
+        QCOMPARE(table->item(0, 2)->text(), QStringLiteral("35.50")); // microseconds
+        QCOMPARE(table->item(0, 9)->text(), QStringLiteral("memory"));
+        QCOMPARE(table->item(2, 0)->text(), QStringLiteral("Reference"));
+        // Not reported is not zero.
+        QCOMPARE(table->item(1, 5)->text(), QStringLiteral("—"));
+        QCustomPlot* plot = view.roofline();
+        QCOMPARE(plot->graph(1)->data()->size(), 2);
+        QCOMPARE(plot->graph(2)->data()->size(), 1);
+        // The roofline bends where the bandwidth meets the FP32 peak.
+        const auto ceiling = plot->graph(0)->data();
+        QVERIFY(ceiling->size() > 10);
+        QCOMPARE(ceiling->at(ceiling->size() - 1)->value, 6.7e13);
+        QVERIFY(ceiling->at(0)->value < 6.7e13);
+        QVERIFY(view.keepButton()->isEnabled());
+
+        view.keepAsBaseline();
+        view.showReport(report);
+        QCOMPARE(table->rowCount(), 5);
+        QCOMPARE(table->item(3, 0)->text(), QStringLiteral("Baseline"));
+        QCOMPARE(plot->graph(3)->data()->size(), 2);
+
+        dice::CounterReport failed;
+        failed.error = "ncu may not read this GPU's counters (ERR_NVGPUCTRPERM)";
+        view.showReport(failed);
+        QVERIFY(view.statusLabel()->text().contains("ERR_NVGPUCTRPERM"));
+        QVERIFY(!view.keepButton()->isEnabled());
+        QCOMPARE(table->rowCount(), 2); // the baseline stays
+    }
+
+    void countersComeFromDiceEvalProfile() {
+        // The whole path without a GPU: the view starts dice eval --profile, which judges the
+        // candidate, finds it did not run here, and says so in its JSON; the view shows that.
+        if (!dice::queryDevices().empty())
+            QSKIP("on a GPU the candidate runs: scripts/gpu-check.sh counters checks the profile");
+        dice::CountersView view;
+        view.setProgram(QStringLiteral(DICE_BIN_DIR "/dice"));
+        view.setAvailability(true, QStringLiteral("/opt/ncu"));
+        view.setReady(true, QString());
+        QSignalSpy done(&view, &dice::CountersView::collected);
+        view.collect(QStringLiteral("relu"),
+                     QString::fromStdString(
+                         dice::readTextFile(DICE_SOURCE_DIR "/resources/solutions/relu.dice")),
+                     QStringLiteral("small"), QString());
+        QVERIFY(view.busy());
+        QVERIFY(!view.collectButton()->isEnabled());
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 120000);
+        QCOMPARE(done.at(0).at(0).toBool(), false);
+        QVERIFY(view.report() && !view.report()->ok());
+        QVERIFY2(view.statusLabel()->text().contains("did not run to the end on a GPU"),
+                 qPrintable(view.statusLabel()->text()));
+        QVERIFY(view.collectButton()->isEnabled());
+    }
+
     void errorAtLineGetsItsMarkerAndJump() {
         if (!dice::NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/finetune/trainer_process.h"
 
-#include <QCoreApplication>
+#include "widgets/state/cli_program.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -41,10 +42,7 @@ TrainerProcess::TrainerProcess(QObject* parent)
 TrainerProcess::~TrainerProcess() = default;
 
 QString TrainerProcess::defaultProgram() {
-    const QString fromEnvironment = qEnvironmentVariable("DICE_CLI_PROGRAM");
-    if (!fromEnvironment.isEmpty())
-        return fromEnvironment;
-    return QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("dice"));
+    return cliProgram();
 }
 
 QStringList TrainerProcess::arguments(const QString& config, const QString& folder) {

@@ -5,6 +5,7 @@
 #include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 #include "core/cuda/compiler_options.h"
+#include "core/cuda/nsight_compute.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/occupancy.h"
 #include "core/eval/candidate.h"
@@ -13,6 +14,7 @@
 #include "widgets/editor/find_bar.h"
 #include "widgets/plots/plot_legend.h"
 #include "widgets/profile/compare_view.h"
+#include "widgets/profile/counters_view.h"
 #include "widgets/profile/diagnostic_model.h"
 #include "widgets/profile/evaluation_view.h"
 #include "widgets/profile/run_history.h"
@@ -194,6 +196,10 @@ ProfileArea::ProfileArea(WorkbenchState* state, QWidget* parent)
     m_tabs->addTab(m_history, QString());
     m_compare = new CompareView(m_tabs);
     m_tabs->addTab(m_compare, QString());
+    m_counters = new CountersView(m_tabs);
+    m_tabs->addTab(m_counters, QString());
+    m_ncu = QString::fromStdString(findNcu());
+    connect(m_counters, &CountersView::collectRequested, this, &ProfileArea::collectCounters);
 
     auto* editorColumn = new QWidget(this);
     auto* editorLayout = new QVBoxLayout(editorColumn);
@@ -323,6 +329,8 @@ void ProfileArea::retranslate() {
     m_tabs->setTabText(EvaluationTab, tr("Evaluation"));
     m_tabs->setTabText(HistoryTab, tr("History"));
     m_tabs->setTabText(CompareTab, tr("Compare with baseline"));
+    m_tabs->setTabText(CountersTab, tr("Counters"));
+    updateCounters();
     m_diagnosticModel->retranslate();
     m_resources->setHorizontalHeaderLabels(
         {tr("Kernel"), tr("Registers"), tr("Shared memory"), tr("Stack frame"), tr("Spill stores"),
@@ -520,6 +528,32 @@ void ProfileArea::updateEvaluateButton() {
     const Task* task = m_state->currentTask();
     m_evaluate->setEnabled(task && isNativeCandidate(m_editor->text()) &&
                            !m_state->evaluationService()->busy());
+    updateCounters();
+}
+
+void ProfileArea::updateCounters() {
+    const auto& system = m_state->systemInfo();
+    if (system && !system->devices.empty())
+        m_counters->setCeilings(system->devices.front().peakBandwidth(),
+                                system->devices.front().peakFp32Flops());
+    m_counters->setAvailability(m_state->gpuAvailable(), m_ncu);
+    const Task* task = m_state->currentTask();
+    if (!task)
+        m_counters->setReady(false,
+                             tr("Select the task this candidate solves in the task browser"));
+    else if (!isNativeCandidate(m_editor->text()))
+        m_counters->setReady(false, tr("Counters are read of a candidate in the native dialect "
+                                       "(#pragma dice device / #pragma dice host)"));
+    else
+        m_counters->setReady(true, QString());
+}
+
+void ProfileArea::collectCounters() {
+    const Task* task = m_state->currentTask();
+    if (!task || !isNativeCandidate(m_editor->text()) || !compilerOptionsValid())
+        return;
+    m_counters->collect(QString::fromStdString(task->path.empty() ? task->name : task->path),
+                        m_editor->text(), QStringLiteral("bench"), m_compilerOptions->text());
 }
 
 void ProfileArea::showSourceLine(int line) {

@@ -28,6 +28,7 @@ namespace dice {
 class CodeEditor;
 class DiagnosticModel;
 class CompareView;
+class CountersView;
 class EvaluationView;
 class FindBar;
 class RunHistory;
@@ -50,7 +51,8 @@ public:
         ResourcesTab,
         EvaluationTab,
         HistoryTab,
-        CompareTab
+        CompareTab,
+        CountersTab
     };
 
     explicit ProfileArea(WorkbenchState* state, QWidget* parent = nullptr);
@@ -64,6 +66,7 @@ public:
     EvaluationView* evaluationView() const { return m_evaluationView; }
     RunHistory* history() const { return m_history; }
     CompareView* compareView() const { return m_compare; }
+    CountersView* countersView() const { return m_counters; }
     QCustomPlot* occupancyPlot() const { return m_occupancy; }
     QTabWidget* tabs() const { return m_tabs; }
     const CompileResult& lastResult() const { return m_last; }
@@ -110,6 +113,10 @@ private:
     void showResult(const CompileResult& result);
     void jumpToDiagnostic(const QModelIndex& index);
     void updateEvaluateButton();
+    // The Counters tab: what the machine can do, and whether the editor holds a candidate for the
+    // current task.
+    void updateCounters();
+    void collectCounters();
     void updateOccupancy();
     void runDisassembler();
     void showSass(const QString& tool, const QString& error, const SassText& text);
@@ -146,6 +153,8 @@ private:
     EvaluationView* m_evaluationView;
     RunHistory* m_history;
     CompareView* m_compare;
+    CountersView* m_counters;
+    QString m_ncu; // Nsight Compute, found at start; empty where there is none
     int m_baselineCompiles = 0;
     QString m_compiledText;
     QTimer* m_debounce;
