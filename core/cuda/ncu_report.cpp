@@ -2,6 +2,7 @@
 #include "core/cuda/ncu_report.h"
 
 #include "core/common/error.h"
+#include "core/common/text_tail.h"
 
 #include <algorithm>
 #include <cmath>
@@ -126,13 +127,6 @@ std::optional<double> parseNumber(const std::string& raw, std::size_t row,
     return value;
 }
 
-std::string lastLines(const std::string& text, std::size_t max) {
-    std::string t = text;
-    while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
-        t.pop_back();
-    return t.size() <= max ? t : "..." + t.substr(t.size() - max);
-}
-
 nlohmann::json optionalJson(const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json();
 }
@@ -211,7 +205,7 @@ std::vector<KernelCounters> parseNcuCsv(const std::string& text) {
     if (header == rows.size())
         throw Error("ncu's report has no header row (one that starts with \"ID\"): it profiled "
                     "nothing, or it is not a raw page in CSV" +
-                    (said.empty() ? std::string() : "; ncu said: " + lastLines(said, 600)));
+                    (said.empty() ? std::string() : "; ncu said: " + textTail(said, 600)));
     const auto& names = rows[header];
     std::map<std::string, std::size_t> column;
     for (std::size_t c = 0; c < names.size(); ++c)

@@ -4,6 +4,7 @@
 #include "core/common/child_process.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
+#include "core/common/text_tail.h"
 #include "core/cuda/nvrtc_compiler.h"
 
 #include <unistd.h>
@@ -13,17 +14,6 @@
 #include <filesystem>
 
 namespace dice {
-
-namespace {
-
-std::string lastLines(const std::string& text, std::size_t max) {
-    std::string t = text;
-    while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
-        t.pop_back();
-    return t.size() <= max ? t : "..." + t.substr(t.size() - max);
-}
-
-} // namespace
 
 std::string findNcu() {
     if (const char* named = std::getenv("DICE_NCU"); named && *named)
@@ -97,7 +87,7 @@ CounterReport collectCounters(const std::vector<std::string>& program, const std
     quick.timeoutMs = 30000;
     const ChildResult version = runChild({{report.tool, "--version"}}, quick);
     if (version.ok()) {
-        std::string v = lastLines(version.out, 200);
+        std::string v = textTail(version.out, 200);
         report.version = v.substr(v.find_last_of('\n') + 1);
     }
     try {
@@ -116,7 +106,7 @@ CounterReport collectCounters(const std::vector<std::string>& program, const std
                     (std::filesystem::path(keepPages) / (std::string(range) + ".csv")).string(),
                     text);
             if (!run.ok()) {
-                const std::string said = lastLines(text + "\n" + run.err, 1500);
+                const std::string said = textTail(text + "\n" + run.err, 1500);
                 report.error = run.exit.started() ? report.tool + " " + run.exit.describe() +
                                                         (said.empty() ? std::string() : ": " + said)
                                                   : run.exit.startError;
@@ -131,7 +121,7 @@ CounterReport collectCounters(const std::vector<std::string>& program, const std
             if (kernels.empty()) {
                 report.error = std::string("ncu profiled no kernel inside the ") +
                                (range == kCandidateRange ? "candidate's" : "reference's") +
-                               " calls: " + lastLines(text, 600);
+                               " calls: " + textTail(text, 600);
                 return report;
             }
             (range == kCandidateRange ? report.candidate : report.reference) = std::move(kernels);

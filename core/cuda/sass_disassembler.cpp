@@ -3,6 +3,7 @@
 
 #include "core/common/child_process.h"
 #include "core/common/error.h"
+#include "core/common/text_tail.h"
 #include "core/cuda/nvrtc_compiler.h"
 
 #include <unistd.h>
@@ -53,13 +54,6 @@ private:
     std::string m_path;
 };
 
-std::string lastLines(const std::string& text, std::size_t max) {
-    std::string t = text;
-    while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
-        t.pop_back();
-    return t.size() <= max ? t : "..." + t.substr(t.size() - max);
-}
-
 } // namespace
 
 std::optional<SassTool> findSassTool() {
@@ -103,7 +97,7 @@ SassDisassembly disassembleCubin(const std::string& cubin, int timeoutMs) {
                      options);
         result.output = run.out;
         if (!run.ok()) {
-            const std::string message = lastLines(run.err, 2000);
+            const std::string message = textTail(run.err, 2000);
             result.error = run.exit.started()
                                ? tool->path + " " + run.exit.describe() +
                                      (message.empty() ? std::string() : ": " + message)

@@ -5,6 +5,7 @@
 #include "core/common/error.h"
 #include "core/common/file_limits.h"
 #include "core/common/file_util.h"
+#include "core/common/text_tail.h"
 
 #include <unistd.h>
 
@@ -20,13 +21,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kScript = "tests/reference/tokenizer_reference.cjs";
-
-std::string tail(const std::string& text, std::size_t max) {
-    std::string t = text;
-    while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
-        t.pop_back();
-    return t.size() <= max ? t : "..." + t.substr(t.size() - max);
-}
 
 } // namespace
 
@@ -53,7 +47,7 @@ ReferenceRun runReferenceTokenizer(const std::string& script) {
         throw Error("the reference tokenizer needs Node.js (" + node.exit.startError +
                     "); scripts/setup.sh installs it");
     if (!node.ok()) {
-        const std::string message = tail(node.err, 2000);
+        const std::string message = textTail(node.err, 2000);
         throw Error("the reference tokenizer (node " + script + ") " + node.exit.describe() + ": " +
                     (message.empty() ? std::string("no message") : message));
     }
