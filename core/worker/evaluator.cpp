@@ -399,49 +399,79 @@ struct Evaluator::Impl {
             w.process->call("memory_share", {{"share", share}}, options.runTimeoutMs);
     }
 
-    // Judges again, one at a time, the jobs that ran out of memory while other workers shared
-    // `device`, on that GPU: every worker of it gives its cache back, and one of them has the
-    // memory the GPU's single worker would have. A verdict that still runs out of memory stands.
-    void judgeWithTheGpuToItself(const std::vector<Job>& jobs, std::vector<std::size_t> indices,
-                                 int device, int compileThreads,
-                                 std::vector<EvaluationResult>& results,
-                                 const std::atomic<bool>* cancel) {
+    // Judges again, on `device`, the jobs that ran out of memory while all its workers shared
+    // it, with more memory each round: every worker gives its cache back, then half of them
+    // (rounded down, at least one) hold the memory of the others as well and share the jobs;
+    // those that run out again go to the next round, with half as many workers, down to one
+    // worker with the memory the GPU's single worker would have. Its verdict stands, out of
+    // memory or not.
+    void judgeWithMoreMemory(const std::vector<Job>& jobs, std::vector<std::size_t> indices,
+                             int device, int compileThreads, std::vector<EvaluationResult>& results,
+                             const std::atomic<bool>* cancel) {
         std::sort(indices.begin(), indices.end());
-        Worker* first = nullptr;
+        std::vector<Worker*> onGpu;
         for (auto& w : workers)
-            if (!first && w->device == device)
-                first = w.get();
-        if (!first)
+            if (w->device == device)
+                onGpu.push_back(w.get());
+        if (onGpu.empty())
             return;
-        Worker& alone = *first;
-        std::vector<Worker*> neighbours;
-        for (auto& w : workers)
-            if (w.get() != &alone && w->device == alone.device)
-                neighbours.push_back(w.get());
-        for (Worker* w : neighbours)
-            setShare(*w, memoryShare(w->device));
+        for (Worker* w : onGpu)
+            setShare(*w, memoryShare(device));
         const double full = NativeEvaluator::kDefaultGpuMemoryShare;
-        for (std::size_t i : indices) {
-            // A cancelled batch keeps the verdicts it has.
+        const long crowd = sharing(device);
+        std::size_t count = onGpu.size();
+        while (!indices.empty() && count > 1) {
+            count = std::max<std::size_t>(1, count / 2);
+            const double share = full / static_cast<double>(count);
+            std::vector<EvaluationResult> before(jobs.size());
+            for (std::size_t i : indices)
+                before[i] = results[i];
+            std::atomic<std::size_t> next{0};
+            const auto judge = [&](Worker& w) {
+                for (;;) {
+                    const std::size_t k = next++;
+                    // A cancelled batch keeps the verdicts it has.
+                    if (k >= indices.size() || (cancel && cancel->load()))
+                        break;
+                    const std::size_t i = indices[k];
+                    {
+                        std::lock_guard<std::mutex> lock(w.mutex);
+                        std::string error;
+                        if (readyFor(w, {jobs[i].task}, &error))
+                            w.process->call("memory_share", {{"share", share}},
+                                            options.runTimeoutMs);
+                    }
+                    runBatch(
+                        w, jobs, i, i + 1, compileThreads, results, [](std::size_t) {}, nullptr);
+                    results[i].flags.push_back(
+                        {"judged_with_more_memory",
+                         "ran out of GPU memory while " + std::to_string(crowd - 1) +
+                             " other worker(s) shared the GPU (" + before[i].message +
+                             "); this verdict is from a run with " +
+                             std::to_string(static_cast<int>(std::lround(share * 100))) +
+                             "% of the GPU's memory" +
+                             (count > 1 ? ", beside " + std::to_string(count - 1) +
+                                              " other worker(s) with as much"
+                                        : std::string(", the GPU to itself"))});
+                }
+                setShare(w, memoryShare(device));
+            };
+            std::vector<std::thread> threads;
+            for (std::size_t w = 0; w < count; ++w)
+                threads.emplace_back(judge, std::ref(*onGpu[w]));
+            for (auto& t : threads)
+                t.join();
             if (cancel && cancel->load())
-                break;
-            {
-                std::lock_guard<std::mutex> lock(alone.mutex);
-                std::string error;
-                if (readyFor(alone, {jobs[i].task}, &error))
-                    alone.process->call("memory_share", {{"share", full}}, options.runTimeoutMs);
-            }
-            const EvaluationResult crowded = results[i];
-            runBatch(
-                alone, jobs, i, i + 1, compileThreads, results, [](std::size_t) {}, nullptr);
-            results[i].flags.push_back(
-                {"judged_alone", "ran out of GPU memory while " +
-                                     std::to_string(sharing(alone.device) - 1) +
-                                     " other worker(s) shared the GPU (" + crowded.message +
-                                     "); this verdict is from a run with the GPU's memory to "
-                                     "itself"});
+                return;
+            std::vector<std::size_t> again;
+            if (count > 1)
+                for (std::size_t i : indices)
+                    if (results[i].outOfMemory) {
+                        results[i] = before[i];
+                        again.push_back(i);
+                    }
+            indices = std::move(again);
         }
-        setShare(alone, memoryShare(alone.device));
     }
 
     static EvaluationResult notRun(const Task& task, const EvalOptions& options,
@@ -564,8 +594,8 @@ Evaluator::evaluateBatch(const std::vector<Job>& jobs, const BatchOptions& batch
         std::vector<std::thread> again;
         for (const auto& [device, indices] : crowded)
             again.emplace_back([&, device = device, indices = indices] {
-                m_impl->judgeWithTheGpuToItself(jobs, indices, device, batch.compileThreads,
-                                                results, cancel);
+                m_impl->judgeWithMoreMemory(jobs, indices, device, batch.compileThreads, results,
+                                            cancel);
             });
         for (auto& t : again)
             t.join();

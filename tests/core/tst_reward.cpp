@@ -388,7 +388,7 @@ private slots:
             QCOMPARE(times, 1);
         for (std::size_t i = 0; i < jobs.size(); ++i) {
             QVERIFY(results[i].verdict == Verdict::Correct);
-            QCOMPARE(results[i].hasFlag("judged_alone"), i % 4 == 1);
+            QCOMPARE(results[i].hasFlag("judged_with_more_memory"), i % 4 == 1);
             QVERIFY(!results[i].outOfMemory);
         }
 
@@ -423,6 +423,79 @@ private slots:
         QVERIFY2(released.size() == 3, "not every worker was asked to give its cache back");
         QCOMPARE(shares.back().substr(shares.back().find(' ') + 1), std::string("0.2667"));
         qunsetenv("CROWDED_WORKER_LOG");
+    }
+
+    void outOfMemoryIsJudgedAgainWithHalfTheWorkers_data() {
+        QTest::addColumn<QString>("needs");
+        QTest::addColumn<QStringList>("expected");
+        // Two of four workers at 40% each are enough: the big candidates are shared by them.
+        QTest::newRow("40% enough") << "0.35" << QStringList{"0.2000 not_run", "0.4000 correct"};
+        // They are not: the candidates go on to one worker with 80%.
+        QTest::newRow("80% needed")
+            << "0.5" << QStringList{"0.2000 not_run", "0.4000 not_run", "0.8000 correct"};
+    }
+
+    void outOfMemoryIsJudgedAgainWithHalfTheWorkers() {
+        QFETCH(QString, needs);
+        QFETCH(QStringList, expected);
+        const QTemporaryDir folder;
+        const std::string log = folder.path().toStdString() + "/worker.log";
+        qputenv("CROWDED_WORKER_LOG", QByteArray::fromStdString(log));
+        qputenv("CROWDED_WORKER_NEEDS", needs.toUtf8());
+        EvaluatorOptions o;
+        o.workerExecutable = DICE_TEST_FIXTURES "/workers/crowded_worker.py";
+        o.devices = {0, 0, 0, 0};
+        Evaluator evaluator(o);
+        for (std::size_t w = 0; w < evaluator.workerCount(); ++w)
+            evaluator.hello(w);
+        const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
+        std::vector<Evaluator::Job> jobs;
+        for (int i = 0; i < 24; ++i)
+            jobs.push_back({suite.find("relu"), "source",
+                            (i % 3 == 0 ? "big_" : "small_") + std::to_string(i), EvalOptions()});
+        Evaluator::BatchOptions batch;
+        batch.chunk = 2;
+        std::map<std::size_t, int> reported;
+        const auto results = evaluator.evaluateBatch(
+            jobs, batch, [&](std::size_t i, const EvaluationResult&) { ++reported[i]; });
+        QCOMPARE(reported.size(), jobs.size());
+        std::ifstream in(log);
+        std::map<std::string, std::vector<std::string>> runs;
+        std::map<std::string, std::set<std::string>> workersAt;
+        std::string worker, share, what, verdict;
+        while (in >> worker >> share >> what) {
+            if (what == "share")
+                continue;
+            in >> verdict;
+            runs[what].push_back(share + " " + verdict);
+            workersAt[share].insert(worker);
+        }
+        std::vector<std::string> want;
+        for (const QString& e : expected)
+            want.push_back(e.toStdString());
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            QVERIFY(results[i].verdict == Verdict::Correct);
+            QVERIFY(!results[i].outOfMemory);
+            const bool big = i % 3 == 0;
+            QCOMPARE(results[i].hasFlag("judged_with_more_memory"), big);
+            QCOMPARE(runs[jobs[i].candidateName],
+                     big ? want : std::vector<std::string>{"0.2000 correct"});
+        }
+        // The round at 40% ran on (at most) two workers; the last one, if any, on one.
+        QVERIFY(!workersAt["0.4000"].empty() && workersAt["0.4000"].size() <= 2);
+        if (want.size() == 3)
+            QCOMPARE(workersAt["0.8000"].size(), std::size_t(1));
+        const auto note =
+            std::find_if(results[0].flags.begin(), results[0].flags.end(),
+                         [](const auto& f) { return f.code == "judged_with_more_memory"; });
+        QVERIFY(note != results[0].flags.end());
+        QVERIFY2(note->message.find(want.size() == 2
+                                        ? "40% of the GPU's memory, beside 1 other"
+                                        : "80% of the GPU's memory, the GPU to itself") !=
+                     std::string::npos,
+                 note->message.c_str());
+        qunsetenv("CROWDED_WORKER_LOG");
+        qunsetenv("CROWDED_WORKER_NEEDS");
     }
 
     void outOfMemoryIsJudgedAgainOnItsOwnGpu() {
@@ -463,7 +536,7 @@ private slots:
             const auto& r = runs[jobs[i].candidateName];
             QVERIFY(!r.empty());
             const bool crowded = i % 3 == 1 && r.front().rfind("1 ", 0) == 0;
-            QCOMPARE(results[i].hasFlag("judged_alone"), crowded);
+            QCOMPARE(results[i].hasFlag("judged_with_more_memory"), crowded);
             if (crowded) {
                 QCOMPARE(r, (std::vector<std::string>{"1 0.4000 not_run", "1 0.8000 correct"}));
                 ++again;
