@@ -53,6 +53,13 @@ shoot profile-diagnostics --lang en --task softmax --area profile --no-model \
 run="$(grep -m1 ': matmul, ' "$work/import.txt" | sed -E 's/^run ([0-9]+):.*/\1/')"
 shoot profile-h200 --lang en --task matmul --area profile --no-model --run "$run" --quit-after 4000
 
+# Nsight Compute's counters of a built-in solution, from the GPU machine's result file, where
+# there is one (scripts/gpu-check.sh counters).
+counters="$(ls "$here"/bench/results/bench-counters-*.json 2>/dev/null | head -n 1)"
+if [[ -n "$counters" ]]; then
+    shoot profile-counters --lang en --task matmul --area profile --no-model --counters "$counters"
+fi
+
 # Fine-tune, following a BiC-RL run folder: by default the CPU demo run kept in docs/runs
 # (DICE_RL_RUN names another, such as a run copied back from a GPU server), compared with the
 # short run of the test fixture.

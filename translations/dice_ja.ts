@@ -329,8 +329,8 @@
         <translation>毎秒 FLOP</translation>
     </message>
     <message>
-        <source>Roofline (peak bandwidth, peak FP32)</source>
-        <translation>ルーフライン (ピーク帯域、ピーク FP32)</translation>
+        <source>Roofline (peak bandwidth, FP32)</source>
+        <translation>ルーフライン (ピーク帯域、FP32)</translation>
     </message>
 </context>
 <context>

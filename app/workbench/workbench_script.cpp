@@ -2,16 +2,21 @@
 #include "app/workbench/workbench_script.h"
 
 #include "core/common/error.h"
+#include "core/common/file_util.h"
+#include "core/cuda/ncu_report.h"
 #include "core/eval/candidate.h"
 #include "widgets/finetune/finetune_area.h"
 #include "widgets/finetune/rollout_browser.h"
 #include "widgets/finetune/rollout_model.h"
 #include "widgets/generate/generate_area.h"
 #include "widgets/infill/infill_area.h"
+#include "widgets/profile/counters_view.h"
 #include "widgets/profile/profile_area.h"
 #include "widgets/shell/main_window.h"
 #include "widgets/state/model_runner.h"
 #include "widgets/state/workbench_state.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -67,9 +72,14 @@ WorkbenchScript::WorkbenchScript(QCommandLineParser& parser)
     , m_rlStep(QStringLiteral("rl-step"),
                QStringLiteral("Step whose rollouts Fine-tune shows, the best of its first group "
                               "opened and replayed to its middle."),
-               QStringLiteral("step")) {
+               QStringLiteral("step"))
+    , m_counters(QStringLiteral("counters"),
+                 QStringLiteral("Counters to show in Profile's Counters tab: the output of dice "
+                                "eval --profile --json, or a dice bench counters result file "
+                                "(the entry of --task)."),
+                 QStringLiteral("file")) {
     parser.addOptions({m_area, m_screenshot, m_quitAfter, m_generate, m_fill, m_source, m_run,
-                       m_rlRun, m_rlCompare, m_rlPage, m_rlStep});
+                       m_rlRun, m_rlCompare, m_rlPage, m_rlStep, m_counters});
 }
 
 bool WorkbenchScript::open(MainWindow& window) const {
@@ -112,6 +122,29 @@ bool WorkbenchScript::open(MainWindow& window) const {
                 browser->timeline()->setValue(browser->timeline()->maximum() / 2);
             });
             browser->showStep(m_parser.value(m_rlStep).toLongLong());
+        }
+    }
+    if (m_parser.isSet(m_counters)) {
+        try {
+            const auto document = nlohmann::json::parse(
+                readTextFile(QFile::encodeName(m_parser.value(m_counters)).toStdString()));
+            const std::string task = m_parser.isSet(QStringLiteral("task"))
+                                         ? m_parser.value(QStringLiteral("task")).toStdString()
+                                         : std::string();
+            CountersView* view = window.profileArea()->countersView();
+            // A result file says which GPU its counters came from: its roofline is that GPU's.
+            const auto devices = document.is_object() && document.contains("system")
+                                     ? document["system"].value("devices", nlohmann::json())
+                                     : nlohmann::json();
+            if (devices.is_array() && !devices.empty() && devices[0].is_object())
+                view->setCeilings(devices[0].value("peak_bandwidth_bytes_per_s", 0.0),
+                                  devices[0].value("peak_fp32_flops", 0.0));
+            view->showReport(counterReportFromDocument(document, task));
+            window.showArea(MainWindow::Area::Profile);
+            window.profileArea()->tabs()->setCurrentIndex(ProfileArea::CountersTab);
+        } catch (const std::exception& e) {
+            qWarning("%s", e.what());
+            return false;
         }
     }
     if (m_parser.isSet(m_run) &&

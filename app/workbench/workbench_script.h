@@ -13,7 +13,7 @@ class WorkbenchState;
 // What dice-workbench can be told on its command line to do by itself, for the screenshots and
 // the smoke checks: open a work area, a source file or a stored run; follow an RL run folder in
 // Fine-tune, on one of its pages, with its rollouts of a step; generate, or fill every hole, once
-// the model is loaded; save a picture of the window and quit.
+// the model is loaded; show a profile's counters; save a picture of the window and quit.
 class WorkbenchScript {
 public:
     // Adds the options to parser, which is read before open() and start().
@@ -38,6 +38,7 @@ private:
     QCommandLineOption m_rlCompare;
     QCommandLineOption m_rlPage;
     QCommandLineOption m_rlStep;
+    QCommandLineOption m_counters;
 };
 
 } // namespace dice

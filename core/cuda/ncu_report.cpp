@@ -348,4 +348,33 @@ CounterReport counterReportFromJson(const nlohmann::json& j) {
     return r;
 }
 
+CounterReport counterReportFromDocument(const nlohmann::json& document, const std::string& task) {
+    if (!document.is_object())
+        throw Error("a counter document must be a JSON object");
+    if (document.contains("counters"))
+        return counterReportFromJson(document["counters"]);
+    if (document.contains("results")) {
+        const auto& results = document["results"];
+        if (!results.is_array())
+            throw Error("the result file's results are not a list");
+        const nlohmann::json* found = nullptr;
+        for (const auto& entry : results) {
+            if (!entry.is_object() || !entry.contains("counters"))
+                continue;
+            const std::string name = entry.value("task", std::string());
+            if (task.empty() ? results.size() == 1 : name == task)
+                found = &entry;
+        }
+        if (!found)
+            throw Error(task.empty() ? std::string("the result file holds the counters of several "
+                                                   "tasks: name one")
+                                     : "the result file has no counters of task " + task);
+        return counterReportFromJson((*found)["counters"]);
+    }
+    if (document.contains("candidate") || document.contains("error"))
+        return counterReportFromJson(document);
+    throw Error("the document holds no counters (dice eval --profile --json or dice bench "
+                "counters writes them)");
+}
+
 } // namespace dice

@@ -57,4 +57,9 @@ nlohmann::json toJson(const CounterReport& r);
 // Throws Error for a document that is not a counter report.
 CounterReport counterReportFromJson(const nlohmann::json& j);
 
+// The report in a document that holds one: `dice eval --profile --json`'s output (its "counters"),
+// a `dice bench counters` result file (the entry of `task`, or its only one when `task` is empty),
+// or a report itself. Throws Error naming what is missing.
+CounterReport counterReportFromDocument(const nlohmann::json& document, const std::string& task);
+
 } // namespace dice

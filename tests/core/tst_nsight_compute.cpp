@@ -206,6 +206,37 @@ private slots:
         QVERIFY_EXCEPTION_THROWN(counterReportFromJson({{"reference", {{{"grid", "(1, 1, 1)"}}}}}),
                                  Error);
     }
+
+    void reportsAreFoundInTheDocumentsThatHoldThem() {
+        CounterReport r;
+        r.candidate = parseNcuCsv(readTextFile(kPage));
+        const nlohmann::json report = toJson(r);
+        QCOMPARE(counterReportFromDocument({{"verdict", "correct"}, {"counters", report}}, "")
+                     .candidate.size(),
+                 std::size_t(2));
+        const nlohmann::json file = {
+            {"kind", "bench-counters"},
+            {"results",
+             {{{"task", "relu"}, {"counters", report}},
+              {{"task", "softmax"}, {"counters", {{"candidate", nlohmann::json::array()}}}}}}};
+        QCOMPARE(counterReportFromDocument(file, "relu").candidate.size(), std::size_t(2));
+        QVERIFY(counterReportFromDocument(file, "softmax").candidate.empty());
+        QCOMPARE(counterReportFromDocument(report, "").candidate[0].kernel,
+                 std::string("relu_map"));
+        const auto rejected = [](const nlohmann::json& doc, const std::string& task,
+                                 const std::string& phrase) {
+            try {
+                counterReportFromDocument(doc, task);
+                return false;
+            } catch (const Error& e) {
+                return std::string(e.what()).find(phrase) != std::string::npos;
+            }
+        };
+        QVERIFY(rejected(file, "", "several tasks"));
+        QVERIFY(rejected(file, "gelu", "no counters of task gelu"));
+        QVERIFY(rejected({{"verdict", "correct"}}, "", "holds no counters"));
+        QVERIFY(rejected(nlohmann::json::array(), "", "JSON object"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestNsightCompute)

@@ -3,6 +3,7 @@
 
 #include "core/common/error.h"
 #include "core/cuda/nsight_compute.h"
+#include "widgets/plots/plot_legend.h"
 #include "widgets/state/cli_program.h"
 
 #include <nlohmann/json.hpp>
@@ -68,8 +69,11 @@ CountersView::CountersView(QWidget* parent)
 
     m_roofline->xAxis->setScaleType(QCPAxis::stLogarithmic);
     m_roofline->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    m_roofline->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    m_roofline->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    for (QCPAxis* axis : {m_roofline->xAxis, m_roofline->yAxis}) {
+        axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        axis->setNumberFormat(QStringLiteral("eb"));
+        axis->setNumberPrecision(0);
+    }
     m_roofline->xAxis->setRange(1e-2, 1e3);
     m_roofline->yAxis->setRange(1e9, 1e14);
     m_roofline->addGraph(); // the ceilings
@@ -86,10 +90,12 @@ CountersView::CountersView(QWidget* parent)
         g->setScatterStyle(QCPScatterStyle(side.shape, side.colour, side.colour, 9));
         g->setPen(QPen(side.colour));
     }
-    m_roofline->legend->setVisible(true);
-    // Bottom right: the points of slow kernels sit low and left, the ceilings high.
-    m_roofline->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
-    m_roofline->setMinimumHeight(220);
+    placeLegendAbove(m_roofline);
+    // Two entries to a row, so that a narrow panel keeps room for the axes.
+    m_roofline->legend->setWrap(2);
+    m_roofline->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
+    // Its own hint (axes and legend side by side) would set the Profile panel's least width.
+    m_roofline->setMinimumSize(200, 220);
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_collect);
@@ -263,19 +269,48 @@ void CountersView::refresh() {
     if (m_baseline)
         addSide(m_baseline->candidate, tr("Baseline"), 3);
 
+    // The axes hold every point and the ridge where the bandwidth meets the FP32 peak, with
+    // room around them.
+    double left = 1e-2, right = 1e3, bottom = 1e9, top = 1e14;
+    bool any = false;
+    for (int g = 1; g <= 3; ++g)
+        for (auto it = m_roofline->graph(g)->data()->constBegin();
+             it != m_roofline->graph(g)->data()->constEnd(); ++it) {
+            left = any ? std::min(left, it->key) : it->key;
+            right = any ? std::max(right, it->key) : it->key;
+            bottom = any ? std::min(bottom, it->value) : it->value;
+            top = any ? std::max(top, it->value) : it->value;
+            any = true;
+        }
     m_roofline->graph(0)->data()->clear();
     if (m_bandwidth > 0 && m_flops > 0) {
-        for (double x = 1e-3; x <= 1e4; x *= 1.25)
+        const double ridge = m_flops / m_bandwidth;
+        left = std::min(left, ridge / 10);
+        right = std::max(right, ridge * 10);
+        top = std::max(top, m_flops);
+        bottom = std::min(bottom, m_bandwidth * left);
+        for (double x = left / 4; x <= right * 4; x *= 1.25)
             m_roofline->graph(0)->addData(x, std::min(m_bandwidth * x, m_flops));
-        m_roofline->yAxis->setRange(m_flops * 1e-5, m_flops * 3);
     }
+    // At least two decades on each axis, so that the ticks read as powers of ten.
+    const auto widen = [](double& low, double& high) {
+        const double mid = std::sqrt(low * high);
+        low = std::min(low / 3, mid / 10);
+        high = std::max(high * 3, mid * 10);
+    };
+    widen(left, right);
+    widen(bottom, top);
+    m_roofline->xAxis->setRange(left, right);
+    m_roofline->yAxis->setRange(bottom, top);
 
-    if (!m_gpu)
-        m_status->setText(tr("Hardware counters are read on a GPU; this machine has none."));
-    else if (m_ncu.isEmpty())
-        m_status->setText(QString::fromStdString(ncuMissingAdvice()));
-    else if (m_report && !m_report->ok())
+    // A profile shown stays readable whatever this machine can do; what it lacks matters only
+    // for taking the next one.
+    if (m_report && !m_report->ok())
         m_status->setText(QString::fromStdString(m_report->error));
+    else if (!shown && !m_gpu)
+        m_status->setText(tr("Hardware counters are read on a GPU; this machine has none."));
+    else if (!shown && m_ncu.isEmpty())
+        m_status->setText(QString::fromStdString(ncuMissingAdvice()));
     else if (shown)
         m_status->setText(
             tr("%1: %2 kernels of the candidate, %3 of the reference, one launch each.%4")
@@ -315,7 +350,7 @@ void CountersView::retranslate() {
                                         tr("FLOP per byte"), tr("GFLOP/s"), tr("Limited by")});
     m_roofline->xAxis->setLabel(tr("Arithmetic intensity (FLOP per DRAM byte)"));
     m_roofline->yAxis->setLabel(tr("FLOP per second"));
-    m_roofline->graph(0)->setName(tr("Roofline (peak bandwidth, peak FP32)"));
+    m_roofline->graph(0)->setName(tr("Roofline (peak bandwidth, FP32)"));
     m_roofline->graph(1)->setName(tr("Candidate"));
     m_roofline->graph(2)->setName(tr("Reference"));
     m_roofline->graph(3)->setName(tr("Baseline"));
