@@ -151,7 +151,12 @@ int benchReward(const Invocation& in) {
               << formatFixed(r["candidates_per_second"].get<double>(), 1)
               << " per second; GPU busy " << formatFixed(100 * r["gpu_busy_share"].get<double>(), 0)
               << "%, compile " << formatFixed(r["compile_seconds"].get<double>(), 1)
-              << " s of thread time; " << r["worker_restarts"].get<int>() << " worker restarts\n";
+              << " s of thread time; " << r["worker_restarts"].get<int>() << " worker restarts";
+    if (r["judged_with_more_memory"].get<int>() > 0)
+        std::cout << "; " << r["judged_with_more_memory"].get<int>()
+                  << " judged again with more memory in the last "
+                  << formatFixed(r["more_memory_seconds"].get<double>(), 1) << " s";
+    std::cout << "\n";
     printVerdictsByKind(r["verdicts_by_kind"]);
     if (r.contains("agreement"))
         std::cout << "alone: " << r["agreement"]["same_verdict"].get<int>() << " of "

@@ -351,14 +351,27 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
     say(progress, "judging " + std::to_string(items.size()) + " candidates");
     const auto started = std::chrono::steady_clock::now();
     std::size_t reported = 0;
-    const auto judged =
-        service->judge(items, [&](std::size_t done, std::size_t total, std::size_t, const Judged&) {
-            if (done * 10 / total != reported * 10 / total || done == total)
-                say(progress, std::to_string(done) + "/" + std::to_string(total) + " judged");
-            reported = done;
-        });
+    // When each verdict came, to tell the first pass from the rounds with more memory.
+    std::vector<double> reportedAt(items.size(), 0.0);
+    const auto judged = service->judge(items, [&](std::size_t done, std::size_t total,
+                                                  std::size_t index, const Judged&) {
+        if (index < reportedAt.size())
+            reportedAt[index] =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        if (done * 10 / total != reported * 10 / total || done == total)
+            say(progress, std::to_string(done) + "/" + std::to_string(total) + " judged");
+        reported = done;
+    });
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    int moreMemory = 0;
+    double firstPass = 0;
+    for (std::size_t i = 0; i < judged.size(); ++i) {
+        if (judged[i].evaluation.hasFlag("judged_with_more_memory"))
+            ++moreMemory;
+        else
+            firstPass = std::max(firstPass, reportedAt[i]);
+    }
 
     double compileSeconds = 0;
     double gpuSeconds = 0;
@@ -398,6 +411,9 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
                                    1e-9)},
         {"worker_restarts", service->workerStarts() - startsBefore},
         {"candidates_restarting_a_worker", restarts},
+        {"judged_with_more_memory", moreMemory},
+        {"first_pass_seconds", firstPass},
+        {"more_memory_seconds", moreMemory > 0 ? wall - firstPass : 0.0},
         {"correct", correct},
         {"verdicts_by_kind", byKind},
         {"candidates_judged", records}};
