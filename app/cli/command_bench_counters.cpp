@@ -66,7 +66,7 @@ int benchCounters(const Invocation& in) {
             throw UsageError("no built-in solution for task " + task + " (" + solution + ")");
         std::cerr << "profiling " << task << std::endl;
         const std::vector<std::string> program = {
-            "/proc/self/exe", "eval", task,         solution, "--in-process", "--no-timing",
+            executablePath(), "eval", task,         solution, "--in-process", "--no-timing",
             "--trials",       "1",    "--no-store", "--json", "--preset",     preset};
         std::string pages;
         if (args.has("keep-pages")) {

@@ -2,6 +2,7 @@
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
 #include "core/common/error.h"
+#include "core/common/file_util.h"
 #include "core/common/number_format.h"
 #include "core/cuda/cuda_driver.h"
 #include "core/cuda/device_info.h"
@@ -134,7 +135,7 @@ CounterReport profileCandidate(const EvaluationResult& r, const Arguments& args,
                      "), so it has no counters to read";
         return none;
     }
-    std::vector<std::string> program = {"/proc/self/exe",
+    std::vector<std::string> program = {executablePath(),
                                         "eval",
                                         args.positionals()[0],
                                         args.positionals()[1],

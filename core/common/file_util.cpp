@@ -161,6 +161,12 @@ std::string executableDirectory() {
     return self.parent_path().string();
 }
 
+std::string executablePath() {
+    std::error_code ec;
+    const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string("/proc/self/exe") : self.string();
+}
+
 std::string dataDirectory() {
     if (const char* overridden = std::getenv("DICE_DATA_DIR"); overridden && *overridden)
         return overridden;

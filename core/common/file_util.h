@@ -63,5 +63,8 @@ std::string dataDirectory();
 
 // The folder of the running executable.
 std::string executableDirectory();
+// This program's own file, resolved: a path that another program can start (/proc/self/exe
+// names whichever process reads it).
+std::string executablePath();
 
 } // namespace dice

@@ -6,9 +6,11 @@
 #include "core/cuda/ncu_report.h"
 #include "core/cuda/nsight_compute.h"
 
+#include <QProcess>
 #include <QtTest>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -205,6 +207,43 @@ private slots:
             counterReportFromJson({{"candidate", {{{"kernel", "k"}, {"flops", "many"}}}}}), Error);
         QVERIFY_EXCEPTION_THROWN(counterReportFromJson({{"reference", {{{"grid", "(1, 1, 1)"}}}}}),
                                  Error);
+    }
+
+    void benchCountersProfilesTheDiceProgramByItsPath() {
+        // ncu starts the program it is given: "/proc/self/exe" there would name ncu itself.
+        const TemporaryFolder folder("dice-ncu-test");
+        const std::string args = folder.path() + "/args";
+        const std::string fake = folder.path() + "/ncu";
+        std::ofstream(fake) << "#!/bin/sh\n"
+                               "[ \"$1\" = --version ] && exit 0\n"
+                               "for a in \"$@\"; do echo \"$a\" >> '"
+                            << args
+                            << "'; done\n"
+                               "while [ $# -gt 0 ]; do [ \"$1\" = --log-file ] && cp '"
+                            << kPage << "' \"$2\"; shift; done\n";
+        ::chmod(fake.c_str(), 0755);
+        QProcess dice;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert("DICE_NCU", QString::fromStdString(fake));
+        dice.setProcessEnvironment(environment);
+        const QString output = QString::fromStdString(folder.path() + "/counters.json");
+        dice.start(DICE_BIN_DIR "/dice",
+                   {"bench", "counters", "--tasks", "relu", "--output", output});
+        QVERIFY(dice.waitForFinished(120000));
+        QCOMPARE(dice.exitCode(), 0);
+        std::vector<std::string> words;
+        std::ifstream in(args);
+        for (std::string line; std::getline(in, line);)
+            words.push_back(line);
+        const auto eval = std::find(words.begin(), words.end(), "eval");
+        QVERIFY(eval != words.begin() && eval != words.end());
+        const std::string program = *(eval - 1);
+        QCOMPARE(std::filesystem::path(program).filename().string(), std::string("dice"));
+        QVERIFY2(program != "/proc/self/exe" && ::access(program.c_str(), X_OK) == 0,
+                 program.c_str());
+        const auto report = nlohmann::json::parse(readTextFile(output.toStdString()));
+        QCOMPARE(report["kind"].get<std::string>(), std::string("bench-counters"));
+        QCOMPARE(report["results"][0]["counters"]["candidate"].size(), std::size_t(2));
     }
 
     void reportsAreFoundInTheDocumentsThatHoldThem() {
