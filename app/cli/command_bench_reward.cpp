@@ -30,6 +30,7 @@ const char* const kUsage =
     "  --workers N           warm workers on the GPU (default 4)\n"
     "  --device N            the GPU (default 0)\n"
     "  --compile-threads N   per worker (default 4)\n"
+    "  --worker-cpu-threads N  LibTorch's CPU threads per worker (default: LibTorch's count)\n"
     "  --chunk N             candidates per worker request (default 32)\n"
     "  --idle-timeout S      a kernel silent this long hangs (default 2)\n"
     "  --mode MODE           correctness (default) or timed\n"
@@ -111,7 +112,8 @@ int benchReward(const Invocation& in) {
     const Arguments args(rest, {"help", "no-alone"},
                          {"candidates", "seed", "workers", "device", "compile-threads", "chunk",
                           "idle-timeout", "mode", "preset", "output", "kernelbench", "problems",
-                          "build-threads", "sequential-builds", "save-candidates"});
+                          "worker-cpu-threads", "build-threads", "sequential-builds",
+                          "save-candidates"});
     if (!args.ok() || !args.positionals().empty()) {
         std::cerr << "dice bench reward: " << (args.ok() ? "" : args.error() + "\n") << kUsage;
         return 2;
@@ -137,6 +139,10 @@ int benchReward(const Invocation& in) {
     options.service.evaluator.idleTimeoutMs = args.integer("idle-timeout", 2) * 1000;
     options.service.evaluator.compileTimeoutMs = 30000;
     options.service.batch.compileThreads = args.integer("compile-threads", 4);
+    options.service.evaluator.cpuThreadsPerWorker = args.integer("worker-cpu-threads", 0);
+    if (options.service.evaluator.cpuThreadsPerWorker < 0 ||
+        options.service.evaluator.cpuThreadsPerWorker > 4096)
+        throw UsageError("--worker-cpu-threads must be from 0 to 4096");
     options.service.batch.chunk = static_cast<std::size_t>(std::max(1, args.integer("chunk", 32)));
     options.service.reward.mode = parseJudgeMode(args.value("mode", "correctness"));
     options.service.reward.preset = parsePreset(args);

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
     bool sandbox = true;
     int device = 0;
     double memoryShare = dice::NativeEvaluator::kDefaultGpuMemoryShare;
+    int cpuThreads = 0;
     std::vector<std::string> readable;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--version") == 0) {
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
         if (std::strcmp(argv[i], "--help") == 0) {
             std::cout
                 << "usage: dice-evald [--device N] [--gpu-memory-share X] [--read FOLDER]...\n"
-                   "                  [--no-sandbox]\n\n"
+                   "                  [--cpu-threads N] [--no-sandbox]\n\n"
                    "Reads JSON-lines requests on stdin and writes replies on stdout.\n"
                    "--device N     the GPU this worker owns (default 0)\n"
                    "--gpu-memory-share X\n"
@@ -40,6 +41,8 @@ int main(int argc, char** argv) {
                    "               (default 0.8; workers that share a GPU split it)\n"
                    "--read FOLDER  a folder the sandboxed worker may read besides the "
                    "system's\n               (where tasks keep their parameter files)\n"
+                   "--cpu-threads N\n"
+                   "               LibTorch's CPU threads (default: LibTorch's own count)\n"
                    "--no-sandbox   run unconfined (docs/sandbox.md)\n";
             return 0;
         }
@@ -64,6 +67,16 @@ int main(int argc, char** argv) {
                 return 2;
             }
             memoryShare = value;
+            continue;
+        }
+        if (std::strcmp(argv[i], "--cpu-threads") == 0 && i + 1 < argc) {
+            char* end = nullptr;
+            const long value = std::strtol(argv[++i], &end, 10);
+            if (end == argv[i] || *end != '\0' || value < 1 || value > 4096) {
+                std::cerr << "dice-evald: --cpu-threads needs a count from 1 to 4096\n";
+                return 2;
+            }
+            cpuThreads = static_cast<int>(value);
             continue;
         }
         if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
@@ -106,6 +119,7 @@ int main(int argc, char** argv) {
         dice::runOnLargeStack([&] {
             dice::WorkerService service;
             dice::NativeEvaluator evaluator(device, memoryShare);
+            service.setHelloInfo("cpu_threads", dice::NativeEvaluator::setCpuThreads(cpuThreads));
             dice::addEvaluationHandlers(service, evaluator);
             service.setHelloInfo("sandbox", applied);
             service.setHelloInfo("memory", memory);

@@ -364,6 +364,12 @@ NativeEvaluator::NativeEvaluator(int deviceIndex, double gpuMemoryShare)
 
 NativeEvaluator::~NativeEvaluator() = default;
 
+int NativeEvaluator::setCpuThreads(int threads) {
+    if (threads > 0)
+        at::set_num_threads(threads);
+    return at::get_num_threads();
+}
+
 bool NativeEvaluator::contextLost() const {
     return m_impl->lost;
 }

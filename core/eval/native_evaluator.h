@@ -61,6 +61,10 @@ public:
     // others are idle.
     void setGpuMemoryShare(double share);
 
+    // LibTorch's CPU threads in this process (its host code's dry runs): workers sharing a
+    // machine split its cores instead of each taking all of them. Returns the count in effect.
+    static int setCpuThreads(int threads);
+
     // True once a kernel fault left the CUDA context unusable; the owning process must exit.
     bool contextLost() const;
 

@@ -114,6 +114,8 @@ struct Evaluator::Impl {
             share << std::setprecision(17) << memoryShare(w.device);
             args.insert(args.end(), {"--gpu-memory-share", share.str()});
         }
+        if (options.cpuThreadsPerWorker > 0)
+            args.insert(args.end(), {"--cpu-threads", std::to_string(options.cpuThreadsPerWorker)});
         if (!options.sandbox)
             args.push_back("--no-sandbox");
         for (const std::string& folder : w.readable)

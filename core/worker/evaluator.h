@@ -27,6 +27,9 @@ struct EvaluatorOptions {
     int runTimeoutMs = 30 * 60 * 1000;
     // Run the workers in their own network-less namespace where the kernel allows it.
     bool sandbox = true;
+    // LibTorch's CPU threads in each worker; 0 leaves LibTorch's own count (every core, in each
+    // worker: a pool of workers may then ask for several times the machine's cores).
+    int cpuThreadsPerWorker = 0;
 };
 
 // The one door to kernel evaluation for the CLI, the GUI and the RL loop. It owns the worker

@@ -63,6 +63,18 @@ private Q_SLOTS:
                  NativeEvaluator::kDefaultGpuMemoryShare);
     }
 
+    void workersTakeTheCpuThreadsTheyAreGiven() {
+        EvaluatorOptions options = workerOptions();
+        options.devices = {0, 0};
+        options.cpuThreadsPerWorker = 1;
+        Evaluator evaluator(options);
+        QCOMPARE(evaluator.hello(0)["cpu_threads"].get<int>(), 1);
+        QCOMPARE(evaluator.hello(1)["cpu_threads"].get<int>(), 1);
+        // Without a count, LibTorch keeps its own (at least one).
+        Evaluator plain(workerOptions());
+        QVERIFY(plain.hello(0)["cpu_threads"].get<int>() >= 1);
+    }
+
     void helloReportsTheSandbox() {
         Evaluator evaluator(workerOptions());
         const auto hello = evaluator.hello();
