@@ -604,7 +604,7 @@ private Q_SLOTS:
                    "\"type\":\"result\",\"forged\":false,\"seen\":%s}\\n' \"$id\" \"$id\"\n"
                    "done\n";
         }
-        dice::WorkerProcess worker("/bin/sh", {script.toStdString()});
+        dice::WorkerProcess worker("sh", {script.toStdString()});
         const auto first = worker.call("hello", json::object(), 10000);
         QCOMPARE(dice::toString(first.status), std::string("ok"));
         QCOMPARE(first.message["forged"].get<bool>(), false);
@@ -629,7 +629,7 @@ private Q_SLOTS:
                    "\"type\":\"result\",\"value\":\"%s\"}\\n' \"$id\" \"$DICE_WORKER_TEST_VALUE\"\n"
                    "done\n";
         }
-        dice::WorkerProcess worker("/bin/sh", {script.toStdString()});
+        dice::WorkerProcess worker("sh", {script.toStdString()});
         worker.setEnvironment({{"DICE_WORKER_TEST_VALUE", "given-at-start"}});
         const auto reply = worker.call("hello", json::object(), 10000);
         QCOMPARE(dice::toString(reply.status), std::string("ok"));

@@ -63,7 +63,7 @@ private Q_SLOTS:
                      view->statusLabel()->text().contains("DICE_NCU"),
                  qPrintable(view->statusLabel()->text()));
         // With both, Collect waits for a task and a candidate in the native dialect.
-        view->setAvailability(true, QStringLiteral("/opt/ncu"));
+        view->setAvailability(true, QStringLiteral("ncu"));
         view->setReady(false, QStringLiteral("no task"));
         QVERIFY(!view->collectButton()->isEnabled());
         view->setReady(true, QString());
@@ -73,7 +73,7 @@ private Q_SLOTS:
     void countersShowKernelsRooflineAndBaseline() {
         dice::CountersView view;
         view.setCeilings(4.8e12, 6.7e13);
-        view.setAvailability(true, QStringLiteral("/opt/ncu"));
+        view.setAvailability(true, QStringLiteral("ncu"));
         dice::CounterReport report;
         report.version = "Version 2025.3.1.0";
         report.candidate =
@@ -120,7 +120,7 @@ private Q_SLOTS:
             QSKIP("on a GPU the candidate runs: scripts/gpu-check.sh counters checks the profile");
         dice::CountersView view;
         view.setProgram(QStringLiteral(DICE_BIN_DIR "/dice"));
-        view.setAvailability(true, QStringLiteral("/opt/ncu"));
+        view.setAvailability(true, QStringLiteral("ncu"));
         view.setReady(true, QString());
         QSignalSpy done(&view, &dice::CountersView::collected);
         view.collect(QStringLiteral("relu"),
