@@ -102,6 +102,15 @@ std::vector<int> gpuIndexList(const std::string& list) {
     return devices;
 }
 
+std::vector<std::string> splitList(const std::string& text) {
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');)
+        if (!item.empty())
+            out.push_back(item);
+    return out;
+}
+
 bool progressShown() {
     static const bool terminal = ::isatty(STDERR_FILENO) == 1;
     return terminal;

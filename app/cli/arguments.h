@@ -48,6 +48,9 @@ private:
 // 1). Throws UsageError quoting the list when an item is not an index.
 std::vector<int> gpuIndexList(const std::string& list);
 
+// A comma-separated option value as its non-empty items ("a,,b" is a and b).
+std::vector<std::string> splitList(const std::string& text);
+
 // --device cuda|cpu of a command that runs the model: cuda by default where LibTorch sees a GPU.
 // Throws Error when cuda is asked for and cannot be had here, UsageError for another word.
 ModelDevice modelDevice(const Arguments& args);

@@ -29,15 +29,6 @@ const char* const kUsage =
     "DIR/TASK/{DiceCandidate,DiceReference}.csv\n"
     "  --output FILE         write the result file (JSON) here\n";
 
-std::vector<std::string> splitList(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    for (std::string item; std::getline(in, item, ',');)
-        if (!item.empty())
-            out.push_back(item);
-    return out;
-}
-
 } // namespace
 
 int benchCounters(const Invocation& in) {
@@ -65,15 +56,13 @@ int benchCounters(const Invocation& in) {
         if (!std::filesystem::is_regular_file(solution))
             throw UsageError("no built-in solution for task " + task + " (" + solution + ")");
         std::cerr << "profiling " << task << std::endl;
-        const std::vector<std::string> program = {
-            executablePath(), "eval", task,         solution, "--in-process", "--no-timing",
-            "--trials",       "1",    "--no-store", "--json", "--preset",     preset};
         std::string pages;
         if (args.has("keep-pages")) {
             pages = args.value("keep-pages") + "/" + task;
             std::filesystem::create_directories(pages);
         }
-        const CounterReport counters = collectCounters(program, pages);
+        const CounterReport counters =
+            collectCounters(profiledEvaluation(executablePath(), task, solution, preset), pages);
         all = all && counters.ok();
         if (!counters.ok())
             std::cerr << task << ": " << counters.error << std::endl;

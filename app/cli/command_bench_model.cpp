@@ -18,16 +18,6 @@ namespace dice::cli {
 
 namespace {
 
-std::vector<std::string> splitList(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ','))
-        if (!item.empty())
-            out.push_back(item);
-    return out;
-}
-
 int runModelBench(const Invocation& in, const std::vector<std::string>& rest) {
     const Arguments args(rest, {"help", "no-graphs", "no-transformers"},
                          {"device", "shapes", "dtype", "batch", "output", "iterations", "tokens",

@@ -17,16 +17,6 @@ namespace dice::cli {
 
 namespace {
 
-std::vector<std::string> splitList(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    std::string item;
-    while (std::getline(in, item, ','))
-        if (!item.empty())
-            out.push_back(item);
-    return out;
-}
-
 int synth(const std::vector<std::string>& words) {
     const Arguments args(words, {"help", "list-families"},
                          {"output", "seed", "variants", "held-out-families", "held-out-share"});

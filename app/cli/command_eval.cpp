@@ -135,31 +135,15 @@ CounterReport profileCandidate(const EvaluationResult& r, const Arguments& args,
                      "), so it has no counters to read";
         return none;
     }
-    std::vector<std::string> program = {executablePath(),
-                                        "eval",
-                                        args.positionals()[0],
-                                        args.positionals()[1],
-                                        "--in-process",
-                                        "--no-timing",
-                                        "--trials",
-                                        "1",
-                                        "--no-store",
-                                        "--json",
-                                        "--preset",
-                                        options.preset,
-                                        "--devices",
-                                        std::to_string(device)};
-    if (options.tolerance) {
-        program.push_back("--tolerance");
-        program.push_back(formatFixed(*options.tolerance, 12));
-    }
-    if (!options.compilerOptions.empty()) {
-        program.push_back("--compiler-options");
-        program.push_back(options.compilerOptions);
-    }
+    std::vector<std::string> more = {"--devices", std::to_string(device)};
+    if (options.tolerance)
+        more.insert(more.end(), {"--tolerance", formatFixed(*options.tolerance, 12)});
+    if (!options.compilerOptions.empty())
+        more.insert(more.end(), {"--compiler-options", options.compilerOptions});
     if (!options.strict)
-        program.push_back("--lenient");
-    return collectCounters(program);
+        more.push_back("--lenient");
+    return collectCounters(profiledEvaluation(executablePath(), args.positionals()[0],
+                                              args.positionals()[1], options.preset, more));
 }
 
 std::string figure(const std::optional<double>& v, int digits, const std::string& unit) {

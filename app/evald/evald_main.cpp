@@ -18,6 +18,20 @@
 #include <string>
 #include <vector>
 
+namespace {
+
+// `text` as a whole number from low to high, into `out`; false for anything else.
+bool wholeNumber(const char* text, long low, long high, int& out) {
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (end == text || *end != '\0' || value < low || value > high)
+        return false;
+    out = static_cast<int>(value);
+    return true;
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
     bool sandbox = true;
     int device = 0;
@@ -70,23 +84,17 @@ int main(int argc, char** argv) {
             continue;
         }
         if (std::strcmp(argv[i], "--cpu-threads") == 0 && i + 1 < argc) {
-            char* end = nullptr;
-            const long value = std::strtol(argv[++i], &end, 10);
-            if (end == argv[i] || *end != '\0' || value < 1 || value > 4096) {
+            if (!wholeNumber(argv[++i], 1, 4096, cpuThreads)) {
                 std::cerr << "dice-evald: --cpu-threads needs a count from 1 to 4096\n";
                 return 2;
             }
-            cpuThreads = static_cast<int>(value);
             continue;
         }
         if (std::strcmp(argv[i], "--device") == 0 && i + 1 < argc) {
-            char* end = nullptr;
-            const long value = std::strtol(argv[++i], &end, 10);
-            if (end == argv[i] || *end != '\0' || value < 0 || value > 1024) {
+            if (!wholeNumber(argv[++i], 0, 1024, device)) {
                 std::cerr << "dice-evald: --device needs a GPU index\n";
                 return 2;
             }
-            device = static_cast<int>(value);
             continue;
         }
         std::cerr << "dice-evald: unknown argument " << argv[i] << "\n";

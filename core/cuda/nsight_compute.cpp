@@ -75,6 +75,16 @@ std::vector<std::string> ncuCommand(const std::string& ncu, const std::string& r
     return argv;
 }
 
+std::vector<std::string> profiledEvaluation(const std::string& dice, const std::string& task,
+                                            const std::string& candidate, const std::string& preset,
+                                            const std::vector<std::string>& more) {
+    std::vector<std::string> argv = {dice,           "eval",        task,       candidate,
+                                     "--in-process", "--no-timing", "--trials", "1",
+                                     "--no-store",   "--json",      "--preset", preset};
+    argv.insert(argv.end(), more.begin(), more.end());
+    return argv;
+}
+
 CounterReport collectCounters(const std::vector<std::string>& program, const std::string& keepPages,
                               int timeoutMs) {
     CounterReport report;

@@ -29,6 +29,13 @@ std::vector<std::string> ncuCommand(const std::string& ncu, const std::string& r
                                     const std::string& logFile,
                                     const std::vector<std::string>& program, int launches = 64);
 
+// The program a profile runs: `dice` (by its resolved path) evaluating `candidate` against `task`
+// in its own process, with one correctness trial and no timing, at `preset`; `more` are further
+// `dice eval` options (tolerance, compiler options).
+std::vector<std::string> profiledEvaluation(const std::string& dice, const std::string& task,
+                                            const std::string& candidate, const std::string& preset,
+                                            const std::vector<std::string>& more = {});
+
 // Runs `program` (a `dice eval ... --in-process` that evaluates one candidate) under ncu twice,
 // once per range, and reads both raw pages; keeps them in `keepPages` (RANGE.csv) when named.
 CounterReport collectCounters(const std::vector<std::string>& program,

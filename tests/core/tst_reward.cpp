@@ -89,6 +89,28 @@ void compareWithAlone(const std::vector<Evaluator::Job>& jobs,
     }
 }
 
+// A line of crowded_worker.py's log: "PID@DEVICE SHARE share" for a share change, "PID@DEVICE
+// SHARE NAME VERDICT" for an evaluation.
+struct WorkerLogLine {
+    std::string worker;
+    std::string share;
+    std::string what;
+    std::string verdict;
+};
+
+std::vector<WorkerLogLine> readWorkerLog(const std::string& path) {
+    std::vector<WorkerLogLine> lines;
+    std::ifstream in(path);
+    WorkerLogLine line;
+    while (in >> line.worker >> line.share >> line.what) {
+        line.verdict.clear();
+        if (line.what != "share")
+            in >> line.verdict;
+        lines.push_back(line);
+    }
+    return lines;
+}
+
 } // namespace
 
 class TestReward : public QObject {
@@ -395,17 +417,13 @@ private slots:
         // Each big candidate ran out of memory once on a third of 80%, then passed on 80%; the
         // share went back to a third afterwards, and the other workers gave their cache back
         // before the first of them ran again.
-        std::ifstream in(log);
         std::map<std::string, std::vector<std::string>> runs;
         std::vector<std::string> shares;
-        std::string pid, share, what, verdict;
-        while (in >> pid >> share >> what) {
-            if (what == "share") {
-                shares.push_back(pid + " " + share);
-                continue;
-            }
-            in >> verdict;
-            runs[what].push_back(share + " " + verdict);
+        for (const auto& line : readWorkerLog(log)) {
+            if (line.what == "share")
+                shares.push_back(line.worker + " " + line.share);
+            else
+                runs[line.what].push_back(line.share + " " + line.verdict);
         }
         for (std::size_t i = 0; i < jobs.size(); ++i) {
             const std::string& name = jobs[i].candidateName;
@@ -459,16 +477,13 @@ private slots:
         const auto results = evaluator.evaluateBatch(
             jobs, batch, [&](std::size_t i, const EvaluationResult&) { ++reported[i]; });
         QCOMPARE(reported.size(), jobs.size());
-        std::ifstream in(log);
         std::map<std::string, std::vector<std::string>> runs;
         std::map<std::string, std::set<std::string>> workersAt;
-        std::string worker, share, what, verdict;
-        while (in >> worker >> share >> what) {
-            if (what == "share")
+        for (const auto& line : readWorkerLog(log)) {
+            if (line.what == "share")
                 continue;
-            in >> verdict;
-            runs[what].push_back(share + " " + verdict);
-            workersAt[share].insert(worker);
+            runs[line.what].push_back(line.share + " " + line.verdict);
+            workersAt[line.share].insert(line.worker);
         }
         std::vector<std::string> want;
         for (const QString& e : expected)
@@ -521,15 +536,11 @@ private slots:
         Evaluator::BatchOptions batch;
         batch.chunk = 1;
         const auto results = evaluator.evaluateBatch(jobs, batch, {});
-        std::ifstream in(log);
         std::map<std::string, std::vector<std::string>> runs;
-        std::string worker, share, what, verdict;
-        while (in >> worker >> share >> what) {
-            if (what == "share")
-                continue;
-            in >> verdict;
-            runs[what].push_back(worker.substr(worker.find('@') + 1) + " " + share + " " + verdict);
-        }
+        for (const auto& line : readWorkerLog(log))
+            if (line.what != "share")
+                runs[line.what].push_back(line.worker.substr(line.worker.find('@') + 1) + " " +
+                                          line.share + " " + line.verdict);
         int again = 0;
         for (std::size_t i = 0; i < jobs.size(); ++i) {
             QVERIFY(results[i].verdict == Verdict::Correct);
