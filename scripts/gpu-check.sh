@@ -61,7 +61,12 @@ for step in "${steps[@]}"; do
         "$dice" selftest --output "selftest-$device.json" || status=1
         ;;
     bench-reward)
-        "$dice" bench reward --output "bench-reward-$device.json" || status=1
+        # BENCH_REWARD_CANDIDATES asks fewer than an RL step's 1,024 and BENCH_REWARD_ALONE=0 skips
+        # the one-by-one agreement pass, when a call's time is short.
+        more=()
+        [[ -n "${BENCH_REWARD_CANDIDATES:-}" ]] && more+=(--candidates "$BENCH_REWARD_CANDIDATES")
+        [[ "${BENCH_REWARD_ALONE:-1}" == 0 ]] && more+=(--no-alone)
+        "$dice" bench reward "${more[@]}" --output "bench-reward-$device.json" || status=1
         ;;
     counters)
         # Nsight Compute's counters of the built-in solutions and their references, with ncu's

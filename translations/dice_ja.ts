@@ -211,10 +211,6 @@
         <translation>プロファイルを取得中です</translation>
     </message>
     <message>
-        <source>Profile the candidate and the reference with %1, one launch of each kernel</source>
-        <translation>%1 で候補と参照をプロファイルします (各カーネル 1 回の起動)</translation>
-    </message>
-    <message>
         <source>The candidate could not be written for the profiler: %1</source>
         <translation>プロファイラー用に候補を書き出せませんでした: %1</translation>
     </message>
@@ -253,10 +249,6 @@
     <message>
         <source>Hardware counters are read on a GPU; this machine has none.</source>
         <translation>ハードウェアカウンターは GPU で読み取ります。このマシンには GPU がありません。</translation>
-    </message>
-    <message>
-        <source>%1: %2 kernels of the candidate, %3 of the reference, one launch each.%4</source>
-        <translation>%1: 候補のカーネル %2 個、参照のカーネル %3 個 (各 1 回の起動)。%4</translation>
     </message>
     <message numerus="yes">
         <source>%n kernel(s) without floating-point work are not on the roofline.</source>
@@ -331,6 +323,20 @@
     <message>
         <source>Roofline (peak bandwidth, FP32)</source>
         <translation>ルーフライン (ピーク帯域、FP32)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n launch(es) profiled; the figures are those of the longest</source>
+        <translation>
+            <numerusform>%n 回の起動をプロファイルしました。数値は最も長い起動のものです</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: %2 kernels of the candidate, %3 of the reference, each at its longest launch.%4</source>
+        <translation>%1: 候補のカーネル %2 個、参照のカーネル %3 個 (それぞれ最も長い起動)。%4</translation>
+    </message>
+    <message>
+        <source>Profile the candidate and the reference with %1: every launch of one correctness trial</source>
+        <translation>%1 で候補と参照をプロファイルします (1 回の正しさの試行のすべての起動)</translation>
     </message>
 </context>
 <context>

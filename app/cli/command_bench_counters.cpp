@@ -20,7 +20,8 @@ namespace {
 const char* const kUsage =
     "usage: dice bench counters [options]\n\n"
     "Reads the hardware counters of built-in solutions' kernels and of their references' with\n"
-    "Nsight Compute (ncu), one launch of each, as dice eval --profile does (docs/counters.md).\n\n"
+    "Nsight Compute (ncu), each kernel at its longest launch, as dice eval --profile does\n"
+    "(docs/counters.md).\n\n"
     "options:\n"
     "  --tasks LIST          built-in tasks whose solutions to profile, comma-separated\n"
     "                        (default relu,softmax,layer_norm,matmul)\n"

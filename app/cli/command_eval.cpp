@@ -44,6 +44,9 @@ const char* const kUsage =
     "  --warmups N           warm-up calls before timing (default 3)\n"
     "  --timing-trials N     timed calls (default 100)\n"
     "  --no-timing           check correctness only\n"
+    "  --only-preset         run only at --preset's sizes: no small-preset trials after the\n"
+    "                        bench preset's (what --profile runs, so that its counters are\n"
+    "                        the preset's)\n"
     "  --compile-only        compile and inspect, run nothing\n"
     "  --compiler-options \"...\"\n"
     "                        NVRTC options for the device part, from an allow-list:\n"
@@ -54,7 +57,8 @@ const char* const kUsage =
     "  --repeat N            with --suite: evaluate the suite N times with one warm worker\n"
     "  --devices LIST        GPUs to spread a suite over: all, or indices such as 0,1 (default 0)\n"
     "  --profile             then read the hardware counters of the candidate's kernels and\n"
-    "                        the reference's with Nsight Compute (ncu), one launch of each\n"
+    "                        the reference's with Nsight Compute (ncu), each at its longest\n"
+    "                        launch\n"
     "  --in-process          evaluate in this process, not in a worker (what --profile runs\n"
     "                        under ncu)\n"
     "  --json                print JSON\n"
@@ -159,7 +163,8 @@ void printCounters(const CounterReport& c, std::ostream& out) {
         out << "counters: " << c.error << "\n";
         return;
     }
-    out << "counters (" << (c.version.empty() ? c.tool : c.version) << "), one launch each:\n";
+    out << "counters (" << (c.version.empty() ? c.tool : c.version)
+        << "), each kernel at its longest launch:\n";
     for (const auto* side : {&c.candidate, &c.reference})
         for (const auto& k : *side)
             out << "  " << (side == &c.candidate ? "candidate " : "reference ") << k.kernel << ": "
@@ -180,7 +185,7 @@ int commandEval(const Invocation& in) {
             return evalBatch(in);
     const Arguments args(in.args,
                          {"json", "help", "no-store", "no-timing", "compile-only", "lenient",
-                          "profile", "in-process"},
+                          "profile", "in-process", "only-preset"},
                          {"preset", "tolerance", "trials", "warmups", "timing-trials", "store",
                           "tag", "suite", "candidates", "idle-timeout", "repeat", "devices",
                           "compiler-options"});
@@ -217,6 +222,7 @@ int commandEval(const Invocation& in) {
     options.warmups = args.integer("warmups", options.warmups);
     options.timingTrials = args.integer("timing-trials", options.timingTrials);
     options.timing = !args.flag("no-timing");
+    options.checkSmallPreset = !args.flag("only-preset");
     options.strict = !args.flag("lenient");
     if (args.has("tolerance"))
         options.tolerance = args.number("tolerance", 1e-4);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -47,17 +48,18 @@ const char* const kUsage =
 } // namespace
 
 int evalBatch(const Invocation& in) {
-    const Arguments args(in.args, {"help"},
+    // "--batch --help" would otherwise read as a batch file named "--help".
+    if (std::find(in.args.begin(), in.args.end(), "--help") != in.args.end()) {
+        std::cout << kUsage;
+        return 0;
+    }
+    const Arguments args(in.args, {},
                          {"batch", "output", "mode", "preset", "tolerance", "trials",
                           "timing-trials", "speedup-weight", "speedup-clip", "coverage-weight",
                           "devices", "compile-threads", "chunk", "idle-timeout"});
     if (!args.ok() || !args.positionals().empty() || !args.has("batch")) {
         std::cerr << "dice eval --batch: " << (args.ok() ? "" : args.error() + "\n") << kUsage;
         return 2;
-    }
-    if (args.flag("help")) {
-        std::cout << kUsage;
-        return 0;
     }
     RewardServiceOptions options;
     nlohmann::json reward = {{"mode", args.value("mode", "correctness")},

@@ -23,6 +23,7 @@ struct KernelCounters {
     std::optional<double> dramBytesWritten;
     std::optional<double> flops; // floating-point operations executed (an FMA counts two)
     std::optional<double> registersPerThread;
+    int launches = 1; // profiled launches of this kernel; the figures are those of the longest
 
     std::optional<double> dramBytes() const;
     // FLOP per DRAM byte, for the roofline; empty without both.
@@ -48,8 +49,9 @@ const std::vector<std::string>& ncuMetrics();
 
 // Parses ncu's raw page as CSV (`--csv --page raw`): a header row that starts with "ID", an
 // optional row of units, then one row per profiled launch. Units are scaled to bytes,
-// nanoseconds and percent; thousands separators are dropped. Launches of one kernel are kept
-// once (the first). Throws Error with the row and column of anything it cannot read.
+// nanoseconds and percent; thousands separators are dropped. A kernel launched several times is
+// kept once, with the figures of its longest launch and the number of launches. Throws Error with
+// the row and column of anything it cannot read.
 std::vector<KernelCounters> parseNcuCsv(const std::string& text);
 
 nlohmann::json toJson(const KernelCounters& k);

@@ -78,9 +78,11 @@ std::vector<std::string> ncuCommand(const std::string& ncu, const std::string& r
 std::vector<std::string> profiledEvaluation(const std::string& dice, const std::string& task,
                                             const std::string& candidate, const std::string& preset,
                                             const std::vector<std::string>& more) {
-    std::vector<std::string> argv = {dice,           "eval",        task,       candidate,
-                                     "--in-process", "--no-timing", "--trials", "1",
-                                     "--no-store",   "--json",      "--preset", preset};
+    // Only the preset asked for: the small preset's check would add launches of other sizes,
+    // and other kernels where the reference's library picks by size.
+    std::vector<std::string> argv = {
+        dice,       "eval", task,         candidate, "--in-process", "--no-timing", "--only-preset",
+        "--trials", "1",    "--no-store", "--json",  "--preset",     preset};
     argv.insert(argv.end(), more.begin(), more.end());
     return argv;
 }

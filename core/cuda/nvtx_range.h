@@ -12,6 +12,23 @@ public:
     ~NvtxRange();
     NvtxRange(const NvtxRange&) = delete;
     NvtxRange& operator=(const NvtxRange&) = delete;
+
+private:
+    const char* m_outer;
+};
+
+// Steps out of this thread's innermost NvtxRange for as long as it lives and back in after, so
+// that the evaluator's own work inside a candidate's call (the poison fills of the candidate's
+// allocations) stays out of the candidate's profile.
+class NvtxGap {
+public:
+    NvtxGap();
+    ~NvtxGap();
+    NvtxGap(const NvtxGap&) = delete;
+    NvtxGap& operator=(const NvtxGap&) = delete;
+
+private:
+    const char* m_range;
 };
 
 } // namespace dice

@@ -4,6 +4,7 @@
 #include "core/eval/native_output_checks.h"
 
 #include "core/common/number_format.h"
+#include "core/cuda/nvtx_range.h"
 #include "core/eval/candidate_fault.h"
 
 #include <algorithm>
@@ -237,6 +238,7 @@ bool patternIntact(const at::Tensor& flat, const PoisonPattern& p) {
 }
 
 at::Tensor PoisonGuard::guard(const at::Tensor& allocated, bool poison) {
+    const NvtxGap harness;
     int64_t span = allocated.numel() > 0 ? 1 : 0;
     for (int64_t d = 0; d < allocated.dim(); ++d)
         if (allocated.size(d) > 0)

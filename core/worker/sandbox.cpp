@@ -18,9 +18,8 @@ namespace {
 constexpr std::uint64_t kFileSizeLimit = std::uint64_t(1) << 30;
 constexpr std::uint64_t kProcessLimit = 4096;
 
-const char* const kSystemFolders[] = {"/usr",    "/lib",  "/lib32", "/lib64",
-                                      "/libx32", "/bin",  "/sbin",  "/etc",
-                                      "/opt",    "/proc", "/sys",   "/run/nvidia-persistenced"};
+const char* const kSystemFolders[] = {"/usr",  "/lib", "/lib32", "/lib64", "/libx32", "/bin",
+                                      "/sbin", "/etc", "/opt",   "/proc",  "/sys"};
 const char* const kPlainDevices[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
                                      "/dev/urandom"};
 
@@ -89,9 +88,13 @@ SandboxPolicy workerSandboxPolicy(const std::vector<std::string>& readableFolder
     p.devices.assign(std::begin(kPlainDevices), std::end(kPlainDevices));
     const std::vector<std::string> gpu = gpuDevices();
     p.devices.insert(p.devices.end(), gpu.begin(), gpu.end());
-    // /tmp and /dev/shm become empty folders of its own, unless a folder it must read lies
-    // beneath one of them (a task imported into /tmp, say).
-    for (const std::string folder : {"/tmp", "/dev/shm"}) {
+    // /tmp, /dev/shm and /run become empty folders of its own, unless a folder it must read
+    // lies beneath one of them (a task imported into /tmp, say): the worker may open Unix
+    // sockets, and the daemons' sockets (a session bus, a container engine) live there.
+    for (const std::string folder : {"/tmp", "/dev/shm", "/run"}) {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(folder, ec) || std::filesystem::is_symlink(folder, ec))
+            continue;
         const bool needed = std::any_of(readable.begin(), readable.end(), [&](const auto& r) {
             return r == folder || r.rfind(folder + "/", 0) == 0;
         });

@@ -23,7 +23,7 @@ import sys
 
 # Where a Debian or Ubuntu machine keeps what an interpreter, a compiler and CUDA need.
 SYSTEM_READABLE = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc",
-                   "/opt", "/proc", "/sys", "/run/nvidia-persistenced")
+                   "/opt", "/proc", "/sys")
 SYSTEM_EXECUTABLE = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/opt")
 PLAIN_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 
@@ -88,10 +88,13 @@ def gpu_devices():
 
 
 def private_folders(named):
-    """/tmp and /dev/shm become empty folders of the program's own, unless a folder it is given
-    lies beneath them."""
+    """/tmp, /dev/shm and /run become empty folders of the program's own, unless a folder it is
+    given lies beneath them: the GPU's programs may open Unix sockets, and the daemons' sockets
+    (a session bus, a container engine) live there (docs/sandbox.md)."""
     private = []
-    for folder in ("/tmp", "/dev/shm"):
+    for folder in ("/tmp", "/dev/shm", "/run"):
+        if not os.path.isdir(folder) or os.path.islink(folder):
+            continue
         inside = [p for p in named
                   if os.path.realpath(p) == folder or os.path.realpath(p).startswith(folder + "/")]
         if not inside:
@@ -119,7 +122,9 @@ def policy(writable, readable=(), gpu=True, limits=None):
         "isolate_network": True,
         "restrict_files": True,
         "filter_system_calls": True,
-        "allow_unix_sockets": False,
+        # CUDA's runtime opens a Unix socket as it starts (its daemons'): where socket(AF_UNIX)
+        # fails, cudaGetDeviceCount fails with error 304 (docs/sandbox.md).
+        "allow_unix_sockets": gpu,
         # The CUDA driver names its threads through /proc/self/task/TID/comm as it starts.
         "own_process_writable": gpu,
         # A layer that cannot be applied stops the program (docs/sandbox.md), unless the user

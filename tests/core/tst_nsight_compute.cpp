@@ -71,10 +71,11 @@ class TestNsightCompute : public QObject {
 private slots:
     void readsTheRawPage() {
         const auto kernels = parseNcuCsv(readTextFile(kPage));
-        // relu_map was launched twice: its first launch is kept.
+        // relu_map was launched twice: its longer launch is kept, and both are counted.
         QCOMPARE(kernels.size(), std::size_t(2));
         const KernelCounters& relu = kernels[0];
         QCOMPARE(relu.kernel, std::string("relu_map"));
+        QCOMPARE(relu.launches, 2);
         QCOMPARE(relu.grid, std::string("(262144, 1, 1)"));
         QCOMPARE(relu.block, std::string("(256, 1, 1)"));
         // 268.435456 Mbyte and "268,435,456" byte are the same 2^28 bytes.
@@ -99,6 +100,38 @@ private slots:
         // fp32 10 + 20 + 2 x 30, fp64 1 + 2 + 2 x 3, fp16 4 + 5 + 2 x 6.
         QCOMPARE(*bias.flops, 90.0 + 9.0 + 21.0);
         QCOMPARE(bias.limiter(), std::string("compute"));
+    }
+
+    // A page ncu 2025.3 wrote on an H100 for the built-in relu solution at the bench preset
+    // (scripts/gpu-check.sh counters, before the poison fills were stepped out of the candidate's
+    // range and the small preset's trials were left out): every launch attribute in units of its
+    // own ("ns", "block", "SM", ...), numbers with thousands separators, the bench preset's two
+    // launches of relu_map and then the small preset's four.
+    // The expected figures are the page's own, read with Python's csv module.
+    void readsARealH100Page() {
+        const auto kernels =
+            parseNcuCsv(readTextFile(DICE_TEST_FIXTURES "/ncu/h100_relu_candidate.csv"));
+        QCOMPARE(kernels.size(), std::size_t(2));
+        const auto relu = std::find_if(kernels.begin(), kernels.end(), [](const KernelCounters& k) {
+            return k.kernel == "relu_map";
+        });
+        QVERIFY(relu != kernels.end());
+        QCOMPARE(relu->launches, 6);
+        QCOMPARE(relu->grid, std::string("(393216, 1, 1)"));
+        QCOMPARE(*relu->durationNs, 4274656.0);
+        QCOMPARE(*relu->dramBytesRead, 6442704384.0);
+        QCOMPARE(*relu->dramBytesWritten, 6421177856.0);
+        QCOMPARE(*relu->memoryThroughputPct, 89.77);
+        QCOMPARE(*relu->computeThroughputPct, 8.31);
+        QCOMPARE(*relu->achievedOccupancyPct, 79.88);
+        QCOMPARE(*relu->registersPerThread, 32.0);
+        // ReLU is a comparison: no floating-point add, multiply or FMA was executed.
+        QCOMPARE(*relu->flops, 0.0);
+        QCOMPARE(relu->limiter(), std::string("memory"));
+        // About 3 TB/s: the H100's memory, near its 3.35 TB/s peak.
+        const double bytesPerSecond = *relu->dramBytes() / (*relu->durationNs * 1e-9);
+        QVERIFY2(bytesPerSecond > 2.5e12 && bytesPerSecond < 3.4e12,
+                 std::to_string(bytesPerSecond).c_str());
     }
 
     void limiterNamesLatencyWhenNeitherUnitIsBusy() {
@@ -238,6 +271,8 @@ private slots:
         const auto eval = std::find(words.begin(), words.end(), "eval");
         QVERIFY(eval != words.begin() && eval != words.end());
         const std::string program = *(eval - 1);
+        // Only the preset's sizes: the small preset's launches would be profiled beside them.
+        QVERIFY(std::find(eval, words.end(), "--only-preset") != words.end());
         QCOMPARE(std::filesystem::path(program).filename().string(), std::string("dice"));
         QVERIFY2(program != "/proc/self/exe" && ::access(program.c_str(), X_OK) == 0,
                  program.c_str());

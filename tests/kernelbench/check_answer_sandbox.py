@@ -33,17 +33,58 @@ def expectations(folder):
     return table["problem"], {a["name"]: (a["verdict"], a.get("flag")) for a in table["answers"]}
 
 
+# What a sandboxed program finds of Unix sockets and of /run, one word each.
+SOCKET_PROBE = """
+import os, socket
+try:
+    socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).close()
+    opened = "opened"
+except OSError:
+    opened = "refused"
+print(opened, "empty" if not os.listdir("/run") else "listed")
+"""
+
+
+def check_socket_policy(sandbox, scripts):
+    """CUDA's runtime needs socket(AF_UNIX) (cudaGetDeviceCount fails with error 304 without it),
+    so a program with the GPU may open Unix sockets; the daemons' sockets in /run are hidden from
+    it behind an empty /run of its own. Without the GPU, no Unix socket at all."""
+    sys.path.insert(0, scripts)
+    import kernelbench_sandbox
+    failures = []
+    if not os.path.isdir("/run") or not os.listdir("/run"):
+        print("note: this machine has no populated /run; only the socket rule is checked")
+    work = tempfile.mkdtemp(prefix="dice-sandbox-socket-")
+    try:
+        for gpu, wanted in ((True, "opened empty"), (False, "refused empty")):
+            policy = kernelbench_sandbox.policy([work], gpu=gpu)
+            run = subprocess.run(
+                kernelbench_sandbox.command(sandbox, policy, [sys.executable, "-c", SOCKET_PROBE]),
+                capture_output=True, text=True, env=kernelbench_sandbox.environment(work),
+                timeout=120)
+            got = run.stdout.strip()
+            print("unix sockets, gpu=%s: %s" % (gpu, got or run.stderr.strip()[-300:]))
+            if os.path.isdir("/run") and os.listdir("/run") and got != wanted:
+                failures.append("gpu=%s: %r, expected %r" % (gpu, got, wanted))
+            elif got.split()[:1] != wanted.split()[:1]:
+                failures.append("gpu=%s: %r, expected %r" % (gpu, got, wanted))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return failures
+
+
 def main(argv):
     if len(argv) != 4:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     sandbox, scripts, fixtures = argv[1:]
+    socket_failures = check_socket_policy(sandbox, scripts)
     work = tempfile.mkdtemp(prefix="dice-sandbox-test-")
     outside = os.path.join(work, "outside")
     os.makedirs(outside)
     with open(os.path.join(outside, "secret"), "w") as f:
         f.write(SECRET)
-    failures = []
+    failures = list(socket_failures)
     try:
         worker = subprocess.Popen(
             [sys.executable, os.path.join(scripts, "kernelbench_worker.py"),

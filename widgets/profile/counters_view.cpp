@@ -151,8 +151,8 @@ void CountersView::updateButtons() {
                           : m_ncu.isEmpty() ? tr("Nsight Compute (ncu) was not found")
                           : !m_ready        ? m_notReady
                           : busy()          ? tr("A profile is being taken")
-                                            : tr("Profile the candidate and the reference with %1, "
-                                                          "one launch of each kernel")
+                                            : tr("Profile the candidate and the reference with %1: "
+                                                          "every launch of one correctness trial")
                                          .arg(m_ncu));
     m_keep->setEnabled(m_report && m_report->ok() && !busy());
 }
@@ -253,6 +253,9 @@ void CountersView::refresh() {
                                                                   : QStringLiteral("—")};
             for (int c = 0; c < ColumnCount; ++c)
                 m_table->setItem(row, c, new QTableWidgetItem(cells[c]));
+            m_table->item(row, 1)->setToolTip(
+                tr("%n launch(es) profiled; the figures are those of the longest", nullptr,
+                   k.launches));
             const auto x = k.arithmeticIntensity();
             const auto y = k.flopsPerSecond();
             if (x && y && *x > 0 && *y > 0)
@@ -313,7 +316,8 @@ void CountersView::refresh() {
         m_status->setText(QString::fromStdString(ncuMissingAdvice()));
     else if (shown)
         m_status->setText(
-            tr("%1: %2 kernels of the candidate, %3 of the reference, one launch each.%4")
+            tr("%1: %2 kernels of the candidate, %3 of the reference, each at its longest "
+               "launch.%4")
                 .arg(QString::fromStdString(m_report->version.empty() ? m_report->tool
                                                                       : m_report->version))
                 .arg(m_report->candidate.size())
