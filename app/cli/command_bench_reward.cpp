@@ -35,6 +35,8 @@ const char* const kUsage =
     "  --idle-timeout S      a kernel silent this long hangs (default 2)\n"
     "  --mode MODE           correctness (default) or timed\n"
     "  --preset NAME         the tasks' sizes to judge at: bench (default) or small\n"
+    "  --fast-compile LEVEL  NVRTC's --Ofast-compile in correctness mode: off, min, mid\n"
+    "                        (default) or max\n"
     "  --no-alone            skip the one-by-one check\n"
     "  --save-candidates F   write the candidates to F as a dice eval --batch file\n"
     "  --output FILE         write the result file (JSON) here\n\n"
@@ -113,7 +115,7 @@ int benchReward(const Invocation& in) {
                          {"candidates", "seed", "workers", "device", "compile-threads", "chunk",
                           "idle-timeout", "mode", "preset", "output", "kernelbench", "problems",
                           "worker-cpu-threads", "build-threads", "sequential-builds",
-                          "save-candidates"});
+                          "save-candidates", "fast-compile"});
     if (!args.ok() || !args.positionals().empty()) {
         std::cerr << "dice bench reward: " << (args.ok() ? "" : args.error() + "\n") << kUsage;
         return 2;
@@ -146,6 +148,8 @@ int benchReward(const Invocation& in) {
     options.service.batch.chunk = static_cast<std::size_t>(std::max(1, args.integer("chunk", 32)));
     options.service.reward.mode = parseJudgeMode(args.value("mode", "correctness"));
     options.service.reward.preset = parsePreset(args);
+    options.service.reward.fastCompile =
+        rewardOptionsFromJson({{"fast_compile", args.value("fast-compile", "mid")}}).fastCompile;
 
     const nlohmann::json report =
         runAndWrite(in, args, "bench-reward", [&](const RewardBenchProgress& say) {

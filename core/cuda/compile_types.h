@@ -40,6 +40,9 @@ struct CompileOptions {
     std::string architecture;
     bool lineInfo = true;
     bool fastMath = false;
+    // NVRTC's --Ofast-compile level ("min", "mid" or "max"): fewer optimisations for a faster
+    // compile. Empty: every optimisation. Ignored by an NVRTC older than 12.8, which has none.
+    std::string fastCompile;
     // Extra NVRTC options, passed through (for example "-DTILE=32").
     std::vector<std::string> extraOptions;
     // Template instantiations to make and look up by their lowered names.

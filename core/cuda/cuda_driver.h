@@ -23,6 +23,7 @@ using DevicePtr = unsigned long long;
 constexpr Result kSuccess = 0;
 constexpr Result kErrorNotInitialized = 3;
 constexpr Result kErrorIllegalAddress = 700;
+constexpr Result kErrorLaunchOutOfResources = 701;
 constexpr Result kErrorLaunchTimeout = 702;
 constexpr Result kErrorIllegalInstruction = 715;
 constexpr Result kErrorAssert = 710;

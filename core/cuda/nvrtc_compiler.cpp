@@ -40,6 +40,22 @@ std::string NvrtcCompiler::version() {
 #endif
 }
 
+bool NvrtcCompiler::hasFastCompile() {
+#if DICE_HAVE_CUDA_TOOLKIT
+    int major = 0;
+    int minor = 0;
+    if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+        return false;
+    return major > 12 || (major == 12 && minor >= 8);
+#else
+    return false;
+#endif
+}
+
+bool NvrtcCompiler::isFastCompileLevel(const std::string& level) {
+    return level.empty() || level == "min" || level == "mid" || level == "max";
+}
+
 std::string NvrtcCompiler::cudaIncludeDirectory() {
     namespace fs = std::filesystem;
     auto hasHeaders = [](const fs::path& dir) {
@@ -99,7 +115,7 @@ CompileResult NvrtcCompiler::compile(const std::string& source, const std::strin
     const std::string arch =
         options.architecture.empty() ? defaultArchitecture() : options.architecture;
     std::string key = arch + '\x1f' + fileName + '\x1f' + (options.lineInfo ? "L" : "l") +
-                      (options.fastMath ? "F" : "f");
+                      (options.fastMath ? "F" : "f") + '\x1f' + options.fastCompile;
     for (const auto& o : options.extraOptions)
         key += '\x1f' + o;
     key += '\x1e';
@@ -159,6 +175,14 @@ CompileResult NvrtcCompiler::compileUncached(const std::string& source, const st
                 .count();
         return result;
     }
+    if (!isFastCompileLevel(options.fastCompile)) {
+        Diagnostic d;
+        d.file = fileName;
+        d.message = "unknown fast-compile level \"" + options.fastCompile + "\" (min, mid or max)";
+        result.diagnostics.push_back(d);
+        result.log = d.message;
+        return result;
+    }
     nvrtcProgram program = nullptr;
     nvrtcResult rc =
         nvrtcCreateProgram(&program, source.c_str(), fileName.c_str(), 0, nullptr, nullptr);
@@ -178,6 +202,8 @@ CompileResult NvrtcCompiler::compileUncached(const std::string& source, const st
         args.push_back("-lineinfo");
     if (options.fastMath)
         args.push_back("--use_fast_math");
+    if (!options.fastCompile.empty() && hasFastCompile())
+        args.push_back("--Ofast-compile=" + options.fastCompile);
     // Headers come from the toolkit's folder only, never from beside the process.
     args.push_back("--no-source-include");
     for (const std::string& folder : toolkitIncludeFolders(include))

@@ -3,6 +3,7 @@
 
 #include "core/common/error.h"
 #include "core/cuda/compiler_options.h"
+#include "core/cuda/nvrtc_compiler.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,7 @@ nlohmann::json toJson(const EvalOptions& o) {
                         {"compile_only", o.compileOnly},
                         {"architecture", o.architecture},
                         {"compiler_options", o.compilerOptions},
+                        {"fast_compile", o.fastCompile},
                         {"seed", o.seed}};
     if (o.tolerance)
         j["tolerance"] = *o.tolerance;
@@ -87,6 +89,10 @@ EvalOptions evalOptionsFromJson(const nlohmann::json& j) {
         o.architecture.rfind("compute_", 0) != 0)
         throw Error("evaluation options: \"architecture\" must look like sm_90");
     o.compilerOptions = readString(j, "compiler_options", o.compilerOptions);
+    o.fastCompile = readString(j, "fast_compile", o.fastCompile);
+    if (!NvrtcCompiler::isFastCompileLevel(o.fastCompile))
+        throw Error("evaluation options: \"fast_compile\" must be \"\", \"min\", \"mid\" or "
+                    "\"max\"");
     try {
         parseCompilerOptions(o.compilerOptions);
     } catch (const Error& e) {

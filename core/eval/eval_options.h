@@ -36,6 +36,11 @@ struct EvalOptions {
     // The user's compiler options for the device part (compiler_options.h), one line; checked
     // against the allow-list wherever they are read.
     std::string compilerOptions;
+    // NVRTC's --Ofast-compile level for the device part ("min", "mid" or "max"; empty: every
+    // optimisation). A reward judged for correctness only compiles several times faster with it
+    // (docs/reward.md); a timed evaluation keeps every optimisation. A kernel whose less
+    // optimised build cannot launch for its registers is compiled again with every optimisation.
+    std::string fastCompile;
     // Seeds of the correctness trials derive from this; 0: the task's seed.
     std::uint64_t seed = 0;
 };

@@ -248,6 +248,7 @@ bool NativeEvaluator::Impl::prepare(const Task& task, const std::string& source,
     co.architecture =
         options.architecture.empty() ? NvrtcCompiler::defaultArchitecture() : options.architecture;
     co.lineInfo = true;
+    co.fastCompile = options.fastCompile;
     co.nameExpressions = nameExpressions;
     applyCompilerOptions(co, options.compilerOptions);
     p.device = compiler.compile(p.candidate.deviceForCompiler(), origin, co);
@@ -321,6 +322,7 @@ void NativeEvaluator::Impl::runOnGpu(const Task& task, const EvalOptions& option
         return;
     }
     const auto started = Clock::now();
+    registerLimitedLaunch = false;
     const std::int64_t failedAllocations = torchcuda::outOfMemoryEvents(deviceIndex);
     try {
         native::GpuRun(*this, task, options, p, r, progress).run();
@@ -346,6 +348,28 @@ void NativeEvaluator::Impl::runOnGpu(const Task& task, const EvalOptions& option
         torchcuda::releaseCachedMemory();
     }
     r.gpuMs = msSince(started);
+}
+
+bool NativeEvaluator::Impl::judgeAgainFullyOptimised(const Task& task, const std::string& source,
+                                                     const std::string& origin,
+                                                     const EvalOptions& options,
+                                                     EvaluationResult& r,
+                                                     const ProgressFn& progress) {
+    if (options.fastCompile.empty() || !registerLimitedLaunch || lost ||
+        r.verdict != Verdict::RuntimeError)
+        return false;
+    EvalOptions full = options;
+    full.fastCompile.clear();
+    const std::string first = r.message;
+    r = start(task, full);
+    native::Prepared p;
+    if (prepare(task, source, origin, full, r, p) && dryRun(task, full, p, r))
+        runOnGpu(task, full, p, r, progress);
+    native::addFlag(r, "fully_optimised_again",
+                    "built with --Ofast-compile=" + options.fastCompile +
+                        ", the kernel could not launch (" + first +
+                        "); this verdict is that of its fully optimised build");
+    return true;
 }
 
 void NativeEvaluator::setGpuMemoryShare(double share) {
@@ -407,6 +431,7 @@ EvaluationResult NativeEvaluator::evaluate(const Task& task, const std::string& 
         return r;
     }
     m_impl->runOnGpu(task, options, p, r, progress);
+    m_impl->judgeAgainFullyOptimised(task, source, origin, options, r, progress);
     r.wallMs = msSince(start);
     return r;
 }
@@ -477,8 +502,11 @@ std::size_t NativeEvaluator::evaluateBatch(const std::vector<BatchItem>& items, 
             std::unique_lock<std::mutex> lock(mutex);
             readyChanged.wait(lock, [&] { return slot.ready; });
         }
-        if (slot.runnable)
+        if (slot.runnable) {
             m_impl->runOnGpu(items[i].task, items[i].options, slot.prepared, slot.result, progress);
+            m_impl->judgeAgainFullyOptimised(items[i].task, items[i].source, items[i].origin,
+                                             items[i].options, slot.result, progress);
+        }
         slot.result.wallMs = msSince(slot.start);
         if (done)
             done(i, slot.result);

@@ -53,6 +53,9 @@ struct NativeEvaluator::Impl {
     double gpuMemoryShare = NativeEvaluator::kDefaultGpuMemoryShare;
     NvrtcCompiler compiler{64};
     bool lost = false;
+    // The last runOnGpu ended on a launch the kernel's registers did not allow (fewer threads
+    // per block than asked, or out of resources).
+    bool registerLimitedLaunch = false;
 
     // The GPU side, made on first use.
     struct Gpu {
@@ -86,6 +89,12 @@ struct NativeEvaluator::Impl {
     // The GPU part of evaluate(), for a candidate that prepare() and dryRun() passed.
     void runOnGpu(const Task& task, const EvalOptions& options, native::Prepared& p,
                   EvaluationResult& r, const ProgressFn& progress);
+    // After runOnGpu: a candidate built with --Ofast-compile whose launch its registers did not
+    // allow is judged again with every optimisation, as it would be without the option, since
+    // a fully optimised build may need fewer registers. Returns whether it was.
+    bool judgeAgainFullyOptimised(const Task& task, const std::string& source,
+                                  const std::string& origin, const EvalOptions& options,
+                                  EvaluationResult& r, const ProgressFn& progress);
 };
 
 } // namespace dice

@@ -166,6 +166,7 @@ bool GpuRun::correctness(const std::string& preset, int trials, std::uint64_t ba
                     callCandidate(m_p.host->guardedForward(), launcher, &guard, inputs, params);
                 syncOrFault(stage + " trial " + std::to_string(t + 1));
             } catch (const CandidateFault& fault) {
+                m_impl.registerLimitedLaunch = launcher.registerLimited;
                 trial.detail = fault.message;
                 m_r.trials.push_back(trial);
                 m_r.verdict = Verdict::RuntimeError;

@@ -53,9 +53,11 @@ void GpuLauncher::launch(const LaunchCall& call) {
     const unsigned long long threads = 1ULL * call.block[0] * call.block[1] * call.block[2];
     const int limit = std::min(k.maxThreads > 0 ? k.maxThreads : 1024,
                                m_info.maxThreadsPerBlock > 0 ? m_info.maxThreadsPerBlock : 1024);
-    if (threads > static_cast<unsigned long long>(limit))
+    if (threads > static_cast<unsigned long long>(limit)) {
+        registerLimited = k.maxThreads > 0 && k.maxThreads < m_info.maxThreadsPerBlock;
         fail("a block of " + std::to_string(threads) + " threads; this kernel allows " +
              std::to_string(limit) + " on this GPU");
+    }
     if (call.block[0] > 1024 || call.block[1] > 1024 || call.block[2] > 64)
         fail("block dimensions above the device's 1024 x 1024 x 64");
     if (call.grid[0] > 2147483647u || call.grid[1] > 65535 || call.grid[2] > 65535)
@@ -82,8 +84,10 @@ void GpuLauncher::launch(const LaunchCall& call) {
     const cu::Result rc = api.cuLaunchKernel(k.function, call.grid[0], call.grid[1], call.grid[2],
                                              call.block[0], call.block[1], call.block[2],
                                              call.sharedBytes, m_stream, pointers.data(), nullptr);
-    if (rc != cu::kSuccess)
+    if (rc != cu::kSuccess) {
+        registerLimited = rc == cu::kErrorLaunchOutOfResources;
         fail("cuLaunchKernel failed: " + cu::Driver::instance().describe(rc));
+    }
     ++launches;
 }
 

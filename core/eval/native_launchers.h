@@ -44,6 +44,9 @@ public:
     void launch(const LaunchCall& call) override;
 
     int launches = 0;
+    // A launch failed because the kernel's registers allow fewer threads per block than it asked
+    // for, or the driver found too few resources for it.
+    bool registerLimited = false;
     std::set<std::string> symbols; // names CUPTI will report for the candidate's kernels
 
 private:

@@ -2,6 +2,7 @@
 #include "core/reward/reward.h"
 
 #include "core/common/error.h"
+#include "core/cuda/nvrtc_compiler.h"
 
 #include <nlohmann/json.hpp>
 
@@ -59,6 +60,7 @@ EvalOptions judgeOptions(const RewardOptions& options) {
     e.correctnessTrials = options.correctnessTrials;
     e.strict = true;
     e.timing = options.mode == JudgeMode::Timed;
+    e.fastCompile = options.mode == JudgeMode::Timed ? std::string() : options.fastCompile;
     e.compileOnly = options.mode == JudgeMode::Compile;
     e.warmups = options.warmups;
     e.timingTrials = options.timingTrials;
@@ -127,7 +129,8 @@ nlohmann::json toJson(const RewardOptions& o) {
             {"speedup_weight", o.speedupWeight},
             {"speedup_clip", o.speedupClip},
             {"coverage_weight", o.coverageWeight},
-            {"hack_reward", o.hackReward}};
+            {"hack_reward", o.hackReward},
+            {"fast_compile", o.fastCompile.empty() ? std::string("off") : o.fastCompile}};
 }
 
 RewardOptions rewardOptionsFromJson(const nlohmann::json& json) {
@@ -152,6 +155,16 @@ RewardOptions rewardOptionsFromJson(const nlohmann::json& json) {
     o.speedupClip = number(json, "speedup_clip", o.speedupClip, 0, 1000);
     o.coverageWeight = number(json, "coverage_weight", o.coverageWeight, 0, 100);
     o.hackReward = number(json, "hack_reward", o.hackReward, -100, 0);
+    if (json.contains("fast_compile")) {
+        const auto& level = json["fast_compile"];
+        if (!level.is_string() || (level.get<std::string>() != "off" &&
+                                   (level.get<std::string>().empty() ||
+                                    !NvrtcCompiler::isFastCompileLevel(level.get<std::string>()))))
+            throw Error("reward option \"fast_compile\" must be \"off\", \"min\", \"mid\" or "
+                        "\"max\"");
+        o.fastCompile =
+            level.get<std::string>() == "off" ? std::string() : level.get<std::string>();
+    }
     return o;
 }
 

@@ -38,6 +38,11 @@ struct RewardOptions {
     double speedupClip = 3;
     double coverageWeight = 0;
     double hackReward = 0;
+    // NVRTC's --Ofast-compile level when judging for correctness only ("min", "mid", "max"; empty
+    // or "off" in JSON: every optimisation). NVRTC spends most of a reward's CPU time; "mid"
+    // compiles the corpus's kernels about four times faster, and a kernel that computes the
+    // right values does so at any optimisation level. Timed judging always optimises fully.
+    std::string fastCompile = "mid";
 };
 
 // The evaluation options that judge for a reward (strict: a fallback is never correct).

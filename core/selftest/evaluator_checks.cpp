@@ -4,10 +4,12 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/cuda/cuda_driver.h"
+#include "core/cuda/nvrtc_compiler.h"
 #include "core/eval/hack_suite.h"
 #include "core/tasks/task.h"
 #include "core/worker/evaluator.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 
@@ -133,6 +135,44 @@ void checkBackToBack(CheckResult& result) {
                      "correct, no kernel counted in the wrong evaluation";
 }
 
+// Correctness judged on a build with NVRTC's --Ofast-compile, as the reward service judges by
+// default: the heavily unrolled matmul solution is still correct, and a launch its build's
+// registers do not allow is judged again fully optimised (here a 1,024-thread launch of a kernel
+// bounded to 256, which fails either way) and says so.
+void checkFastCompile(CheckResult& result) {
+    requireGpuForEvaluation();
+    if (!NvrtcCompiler::hasFastCompile())
+        throw Error("this NVRTC (" + NvrtcCompiler::version() + ") has no --Ofast-compile");
+    EvalOptions options;
+    options.preset = "small";
+    options.timing = false;
+    options.correctnessTrials = 1;
+    options.fastCompile = "mid";
+    const EvaluationResult matmul = sharedEvaluator().evaluate(
+        builtinTask("matmul"), readTextFile(solutionPath("matmul")), "matmul.dice", options);
+    if (matmul.verdict != Verdict::Correct)
+        throw Error("built with --Ofast-compile=mid, the matmul solution was " + describe(matmul));
+    std::string source = readTextFile(solutionPath("relu"));
+    const std::string launch = "dice.launch(\"relu_map\", [blocks], [256]";
+    const auto at = source.find(launch);
+    if (at == std::string::npos)
+        throw Error("the relu solution no longer launches relu_map with 256 threads");
+    source.replace(at, launch.size(), "dice.launch(\"relu_map\", [blocks], [1024]");
+    const EvaluationResult wide =
+        sharedEvaluator().evaluate(builtinTask("relu"), source, "relu_wide.dice", options);
+    const bool again = std::any_of(wide.flags.begin(), wide.flags.end(),
+                                   [](const auto& f) { return f.code == "fully_optimised_again"; });
+    if (wide.verdict != Verdict::RuntimeError || !again)
+        throw Error("a launch of 1,024 threads of a kernel bounded to 256 was " + describe(wide) +
+                    ", expected runtime_error with the flag fully_optimised_again");
+    checkWorkerAlive(result);
+    result.data["matmul"] = toJson(matmul);
+    result.data["wide_launch"] = toJson(wide);
+    result.message = "matmul correct at --Ofast-compile=mid (compiled in " +
+                     std::to_string(matmul.compileMs) +
+                     " ms); a launch its registers refused was judged again fully optimised";
+}
+
 } // namespace
 
 void addEvaluatorChecks(std::vector<SelfTestCheck>& checks) {
@@ -142,6 +182,9 @@ void addEvaluatorChecks(std::vector<SelfTestCheck>& checks) {
                       [](CheckResult& r) { checkSolution(r, "softmax", 0); }});
     checks.push_back({"eval.matmul", "gpu", "the matmul solution evaluates as correct",
                       [](CheckResult& r) { checkSolution(r, "matmul", 0); }});
+    checks.push_back({"eval.fast_compile", "gpu",
+                      "correctness judged on a build with --Ofast-compile, as rewards are",
+                      checkFastCompile});
     checks.push_back({"eval.back_to_back", "gpu",
                       "honest candidates timed one after another in one worker stay correct",
                       checkBackToBack});

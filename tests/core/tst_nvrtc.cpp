@@ -294,6 +294,41 @@ private Q_SLOTS:
         QVERIFY2(limited.ok, limited.log.c_str());
         QVERIFY(limited.resources.at(0).registers <= 32);
     }
+
+    // --Ofast-compile gives up optimisations for compile speed (the reward's correctness-only
+    // judging, docs/reward.md): a constant-trip loop that the full build unrolls into 64 loads
+    // stays a loop, and the two builds are cached apart.
+    void fastCompileReachesNvrtc() {
+        if (!dice::NvrtcCompiler::available() || !dice::NvrtcCompiler::hasFastCompile())
+            QSKIP("this NVRTC has no --Ofast-compile (12.8 and later)");
+        dice::NvrtcCompiler compiler;
+        const std::string source =
+            "extern \"C\" __global__ void k(const float* x, float* y) {\n"
+            "    float s = 0.f;\n"
+            "    for (int i = 0; i < 64; ++i) s += x[threadIdx.x + i] * (float)i;\n"
+            "    y[threadIdx.x] = s;\n"
+            "}\n";
+        const auto count = [](const std::string& text, const std::string& what) {
+            int n = 0;
+            for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+                ++n;
+            return n;
+        };
+        dice::CompileOptions options;
+        options.architecture = "sm_90";
+        const auto full = compiler.compile(source, "k.cu", options);
+        QVERIFY2(full.ok, full.log.c_str());
+        QCOMPARE(count(full.ptx, "ld.global"), 64);
+        options.fastCompile = "mid";
+        const auto fast = compiler.compile(source, "k.cu", options);
+        QVERIFY2(fast.ok, fast.log.c_str());
+        QVERIFY(!fast.fromCache);
+        QVERIFY2(count(fast.ptx, "ld.global") < 64 && count(fast.ptx, "bra") > 0, fast.ptx.c_str());
+        options.fastCompile = "fastest";
+        const auto wrong = compiler.compile(source, "k.cu", options);
+        QVERIFY(!wrong.ok);
+        QVERIFY2(wrong.log.find("fast-compile level") != std::string::npos, wrong.log.c_str());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestNvrtc)

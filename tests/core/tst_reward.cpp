@@ -188,6 +188,13 @@ private slots:
         QVERIFY(t.timing);
         QCOMPARE(t.timingTrials, 4);
         QVERIFY(t.checkedTimedCalls >= 1 && t.checkedTimedCalls <= 2);
+        // Correctness is judged on a faster, less optimised build; speed never is.
+        QCOMPARE(e.fastCompile, std::string("mid"));
+        QCOMPARE(t.fastCompile, std::string());
+        QCOMPARE(judgeOptions(rewardOptionsFromJson({{"fast_compile", "off"}})).fastCompile,
+                 std::string());
+        QCOMPARE(judgeOptions(rewardOptionsFromJson({{"fast_compile", "max"}})).fastCompile,
+                 std::string("max"));
     }
 
     void rewardBreakdownsTravelAsJson() {
@@ -225,6 +232,10 @@ private slots:
                                 << "\"correctness_trials\" must be a whole number";
         QTest::newRow("hack above zero") << R"({"hack_reward": 1})"
                                          << "\"hack_reward\" must be a number";
+        QTest::newRow("fast compile level") << R"({"fast_compile": "fastest"})"
+                                            << "\"fast_compile\" must be \"off\"";
+        QTest::newRow("fast compile empty") << R"({"fast_compile": ""})"
+                                            << "\"fast_compile\" must be \"off\"";
         QTest::newRow("not object") << "[]"
                                     << "must be a JSON object";
     }

@@ -447,6 +447,12 @@ private Q_SLOTS:
                                            {"options", {{"compiler_options", "-DN=4 -I/etc"}}}}
                                           .dump())
             << "evaluation options: compiler option \"-I/etc\": headers come from the CUDA toolkit";
+        QTest::newRow("unknown fast-compile level")
+            << QString::fromStdString(json{{"task", task},
+                                           {"candidate", {{"source", "x"}}},
+                                           {"options", {{"fast_compile", "-O0"}}}}
+                                          .dump())
+            << "\"fast_compile\" must be \"\", \"min\", \"mid\" or \"max\"";
         // 4294967297 is 2^32 + 1: cast to an int it would read as 1.
         QTest::newRow("options past int")
             << QString::fromStdString(json{{"task", task},
