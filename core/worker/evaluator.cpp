@@ -428,33 +428,47 @@ struct Evaluator::Impl {
             std::vector<EvaluationResult> before(jobs.size());
             for (std::size_t i : indices)
                 before[i] = results[i];
+            // The round's jobs go out in requests of several, as in the first pass, so that the
+            // workers compile the next ones while their GPU runs the current one.
+            std::vector<Job> round;
+            for (std::size_t i : indices)
+                round.push_back(jobs[i]);
+            std::vector<EvaluationResult> judged(round.size());
+            const std::size_t chunk = static_cast<std::size_t>(std::max(1, 2 * compileThreads));
             std::atomic<std::size_t> next{0};
             const auto judge = [&](Worker& w) {
                 for (;;) {
-                    const std::size_t k = next++;
+                    const std::size_t first = next.fetch_add(chunk);
                     // A cancelled batch keeps the verdicts it has.
-                    if (k >= indices.size() || (cancel && cancel->load()))
+                    if (first >= round.size() || (cancel && cancel->load()))
                         break;
-                    const std::size_t i = indices[k];
+                    const std::size_t last = std::min(round.size(), first + chunk);
                     {
                         std::lock_guard<std::mutex> lock(w.mutex);
+                        std::vector<const Task*> tasks;
+                        for (std::size_t k = first; k < last; ++k)
+                            tasks.push_back(round[k].task);
                         std::string error;
-                        if (readyFor(w, {jobs[i].task}, &error))
+                        if (readyFor(w, tasks, &error))
                             w.process->call("memory_share", {{"share", share}},
                                             options.runTimeoutMs);
                     }
                     runBatch(
-                        w, jobs, i, i + 1, compileThreads, results, [](std::size_t) {}, nullptr);
-                    results[i].flags.push_back(
-                        {"judged_with_more_memory",
-                         "ran out of GPU memory while " + std::to_string(crowd - 1) +
-                             " other worker(s) shared the GPU (" + before[i].message +
-                             "); this verdict is from a run with " +
-                             std::to_string(static_cast<int>(std::lround(share * 100))) +
-                             "% of the GPU's memory" +
-                             (count > 1 ? ", beside " + std::to_string(count - 1) +
-                                              " other worker(s) with as much"
-                                        : std::string(", the GPU to itself"))});
+                        w, round, first, last, compileThreads, judged, [](std::size_t) {}, nullptr);
+                    for (std::size_t k = first; k < last; ++k) {
+                        const std::size_t i = indices[k];
+                        results[i] = judged[k];
+                        results[i].flags.push_back(
+                            {"judged_with_more_memory",
+                             "ran out of GPU memory while " + std::to_string(crowd - 1) +
+                                 " other worker(s) shared the GPU (" + before[i].message +
+                                 "); this verdict is from a run with " +
+                                 std::to_string(static_cast<int>(std::lround(share * 100))) +
+                                 "% of the GPU's memory" +
+                                 (count > 1 ? ", beside " + std::to_string(count - 1) +
+                                                  " other worker(s) with as much"
+                                            : std::string(", the GPU to itself"))});
+                    }
                 }
                 setShare(w, memoryShare(device));
             };
