@@ -350,14 +350,14 @@ void NativeEvaluator::Impl::runOnGpu(const Task& task, const EvalOptions& option
     r.gpuMs = msSince(started);
 }
 
-bool NativeEvaluator::Impl::judgeAgainFullyOptimised(const Task& task, const std::string& source,
+void NativeEvaluator::Impl::judgeAgainFullyOptimised(const Task& task, const std::string& source,
                                                      const std::string& origin,
                                                      const EvalOptions& options,
                                                      EvaluationResult& r,
                                                      const ProgressFn& progress) {
     if (options.fastCompile.empty() || !registerLimitedLaunch || lost ||
         r.verdict != Verdict::RuntimeError)
-        return false;
+        return;
     EvalOptions full = options;
     full.fastCompile.clear();
     const std::string first = r.message;
@@ -369,7 +369,6 @@ bool NativeEvaluator::Impl::judgeAgainFullyOptimised(const Task& task, const std
                     "built with --Ofast-compile=" + options.fastCompile +
                         ", the kernel could not launch (" + first +
                         "); this verdict is that of its fully optimised build");
-    return true;
 }
 
 void NativeEvaluator::setGpuMemoryShare(double share) {

@@ -91,8 +91,8 @@ struct NativeEvaluator::Impl {
                   EvaluationResult& r, const ProgressFn& progress);
     // After runOnGpu: a candidate built with --Ofast-compile whose launch its registers did not
     // allow is judged again with every optimisation, as it would be without the option, since
-    // a fully optimised build may need fewer registers. Returns whether it was.
-    bool judgeAgainFullyOptimised(const Task& task, const std::string& source,
+    // a fully optimised build may need fewer registers.
+    void judgeAgainFullyOptimised(const Task& task, const std::string& source,
                                   const std::string& origin, const EvalOptions& options,
                                   EvaluationResult& r, const ProgressFn& progress);
 };
