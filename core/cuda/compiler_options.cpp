@@ -136,4 +136,8 @@ void applyCompilerOptions(CompileOptions& options, const std::string& line) {
                                 parsed.nvrtc.end());
 }
 
+bool isFastCompileLevel(const std::string& level) {
+    return level.empty() || level == "min" || level == "mid" || level == "max";
+}
+
 } // namespace dice

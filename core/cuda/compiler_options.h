@@ -27,4 +27,7 @@ void applyCompilerOptions(CompileOptions& options, const std::string& line);
 // What may be written, for help texts.
 std::string allowedCompilerOptions();
 
+// Whether `level` is one CompileOptions::fastCompile accepts ("", "min", "mid", "max").
+bool isFastCompileLevel(const std::string& level);
+
 } // namespace dice

@@ -2,6 +2,7 @@
 #include "core/cuda/nvrtc_compiler.h"
 
 #include "core/cuda/compile_log_parser.h"
+#include "core/cuda/compiler_options.h"
 #include "core/cuda/device_info.h"
 #include "core/cuda/header_policy.h"
 
@@ -50,10 +51,6 @@ bool NvrtcCompiler::hasFastCompile() {
 #else
     return false;
 #endif
-}
-
-bool NvrtcCompiler::isFastCompileLevel(const std::string& level) {
-    return level.empty() || level == "min" || level == "mid" || level == "max";
 }
 
 std::string NvrtcCompiler::cudaIncludeDirectory() {

@@ -25,8 +25,6 @@ public:
     static std::string version();
     // Whether this NVRTC knows --Ofast-compile (12.8 and later).
     static bool hasFastCompile();
-    // Whether `level` is one CompileOptions::fastCompile accepts ("", "min", "mid", "max").
-    static bool isFastCompileLevel(const std::string& level);
     // The CUDA include folder passed to NVRTC (cuda_fp16.h and friends live there), or empty.
     static std::string cudaIncludeDirectory();
     // Target architecture used when the options name none: the first GPU's, else sm_90.

@@ -3,7 +3,6 @@
 
 #include "core/common/error.h"
 #include "core/cuda/compiler_options.h"
-#include "core/cuda/nvrtc_compiler.h"
 
 #include <nlohmann/json.hpp>
 
@@ -90,7 +89,7 @@ EvalOptions evalOptionsFromJson(const nlohmann::json& j) {
         throw Error("evaluation options: \"architecture\" must look like sm_90");
     o.compilerOptions = readString(j, "compiler_options", o.compilerOptions);
     o.fastCompile = readString(j, "fast_compile", o.fastCompile);
-    if (!NvrtcCompiler::isFastCompileLevel(o.fastCompile))
+    if (!isFastCompileLevel(o.fastCompile))
         throw Error("evaluation options: \"fast_compile\" must be \"\", \"min\", \"mid\" or "
                     "\"max\"");
     try {

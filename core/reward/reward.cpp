@@ -2,7 +2,7 @@
 #include "core/reward/reward.h"
 
 #include "core/common/error.h"
-#include "core/cuda/nvrtc_compiler.h"
+#include "core/cuda/compiler_options.h"
 
 #include <nlohmann/json.hpp>
 
@@ -157,9 +157,9 @@ RewardOptions rewardOptionsFromJson(const nlohmann::json& json) {
     o.hackReward = number(json, "hack_reward", o.hackReward, -100, 0);
     if (json.contains("fast_compile")) {
         const auto& level = json["fast_compile"];
-        if (!level.is_string() || (level.get<std::string>() != "off" &&
-                                   (level.get<std::string>().empty() ||
-                                    !NvrtcCompiler::isFastCompileLevel(level.get<std::string>()))))
+        if (!level.is_string() ||
+            (level.get<std::string>() != "off" &&
+             (level.get<std::string>().empty() || !isFastCompileLevel(level.get<std::string>()))))
             throw Error("reward option \"fast_compile\" must be \"off\", \"min\", \"mid\" or "
                         "\"max\"");
         o.fastCompile =
