@@ -182,6 +182,37 @@ const std::vector<std::string>& ncuMetrics() {
     return metrics;
 }
 
+std::string kernelBaseName(const std::string& signature) {
+    // An anonymous namespace is a scope, not the parameter list.
+    std::string text = signature;
+    for (const std::string anonymous : {"(anonymous namespace)", "(anonymous)"})
+        for (auto at = text.find(anonymous); at != std::string::npos; at = text.find(anonymous))
+            text.replace(at, anonymous.size(), "anonymous");
+    // Up to the parameter list at template depth 0, without the template arguments at depth 0.
+    std::string head;
+    int depth = 0;
+    for (const char c : text) {
+        if (c == '<')
+            ++depth;
+        else if (c == '>' && depth > 0)
+            --depth;
+        else if (c == '(' && depth == 0)
+            break;
+        else if (depth == 0)
+            head += c;
+    }
+    while (!head.empty() && head.back() == ' ')
+        head.pop_back();
+    // The last word (after a return type) and its last scope.
+    const std::size_t space = head.find_last_of(' ');
+    if (space != std::string::npos)
+        head = head.substr(space + 1);
+    const std::size_t scope = head.rfind("::");
+    if (scope != std::string::npos)
+        head = head.substr(scope + 2);
+    return head.empty() ? signature : head;
+}
+
 std::vector<KernelCounters> parseNcuCsv(const std::string& text) {
     // ncu's own lines (==PROF==, ==WARNING==, ==ERROR==) come before and after the table; rows
     // are numbered within the table, its header first.
@@ -258,9 +289,12 @@ std::vector<KernelCounters> parseNcuCsv(const std::string& text) {
             return v ? std::optional<double>(*v * scale[found->second]) : std::nullopt;
         };
         KernelCounters k;
-        k.kernel = field("Kernel Name");
-        if (k.kernel.empty())
+        const std::string fullName = field("Kernel Name");
+        if (fullName.empty())
             throw Error("ncu's report, row " + std::to_string(rowNumber) + ": no kernel name");
+        k.kernel = kernelBaseName(fullName);
+        if (k.kernel != fullName)
+            k.signature = fullName;
         k.grid = field("Grid Size");
         k.block = field("Block Size");
         k.durationNs = number(kDuration);
@@ -273,7 +307,7 @@ std::vector<KernelCounters> parseNcuCsv(const std::string& text) {
         for (const auto& [name, weight] : flopMetrics())
             if (const auto v = number(name))
                 k.flops = k.flops.value_or(0) + weight * *v;
-        const auto [at, added] = kernelIndex.emplace(k.kernel, kernels.size());
+        const auto [at, added] = kernelIndex.emplace(fullName, kernels.size());
         if (added) {
             kernels.push_back(std::move(k));
             continue;
@@ -291,6 +325,7 @@ std::vector<KernelCounters> parseNcuCsv(const std::string& text) {
 
 nlohmann::json toJson(const KernelCounters& k) {
     return {{"kernel", k.kernel},
+            {"signature", k.signature},
             {"grid", k.grid},
             {"block", k.block},
             {"duration_ns", optionalJson(k.durationNs)},
@@ -349,6 +384,7 @@ CounterReport counterReportFromJson(const nlohmann::json& j) {
             c.kernel = text(k, "kernel");
             if (c.kernel.empty())
                 throw Error("counter report: a kernel has no name");
+            c.signature = text(k, "signature");
             c.grid = text(k, "grid");
             c.block = text(k, "block");
             c.durationNs = optionalFrom(k, "duration_ns");

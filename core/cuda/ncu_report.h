@@ -12,8 +12,9 @@ namespace dice {
 
 // One profiled launch. A figure ncu did not report stays empty: no zero stands in for it.
 struct KernelCounters {
-    std::string kernel; // the function's name, without parameters
-    std::string grid;   // "(x, y, z)" as ncu prints it
+    std::string kernel;    // the function's name, without scope, template arguments or parameters
+    std::string signature; // its whole demangled name where ncu printed one, else empty
+    std::string grid;      // "(x, y, z)" as ncu prints it
     std::string block;
     std::optional<double> durationNs;
     std::optional<double> computeThroughputPct; // the busiest SM unit, % of its peak
@@ -47,8 +48,14 @@ struct CounterReport {
 // The metrics asked of ncu, by their names in its raw page.
 const std::vector<std::string>& ncuMetrics();
 
+// The function's own name in a demangled signature: "void at::native::f<4, F>(int, T)" gives "f";
+// a plain name ("relu_map") is its own.
+std::string kernelBaseName(const std::string& signature);
+
 // Parses ncu's raw page as CSV (`--csv --page raw`): a header row that starts with "ID", an
-// optional row of units, then one row per profiled launch. Units are scaled to bytes,
+// optional row of units, then one row per profiled launch. Launches are told apart by their whole
+// demangled names (PyTorch's elementwise ops all run in functions named
+// vectorized_elementwise_kernel, each with its own template arguments). Units are scaled to bytes,
 // nanoseconds and percent; thousands separators are dropped. A kernel launched several times is
 // kept once, with the figures of its longest launch and the number of launches. Throws Error with
 // the row and column of anything it cannot read.

@@ -57,7 +57,7 @@ std::vector<std::string> ncuCommand(const std::string& ncu, const std::string& r
                                      "--print-units",
                                      "base",
                                      "--print-kernel-base",
-                                     "function",
+                                     "demangled",
                                      "--clock-control",
                                      "none",
                                      "--target-processes",

@@ -134,6 +134,55 @@ private slots:
                  std::to_string(bytesPerSecond).c_str());
     }
 
+    void kernelBaseNamesComeOutOfSignatures() {
+        QCOMPARE(kernelBaseName("relu_map"), std::string("relu_map"));
+        QCOMPARE(kernelBaseName("void at::native::vectorized_elementwise_kernel<4, "
+                                "at::native::CUDAFunctor_add<float>, at::detail::Array<char *, "
+                                "3>>(int, T2, T3)"),
+                 std::string("vectorized_elementwise_kernel"));
+        QCOMPARE(kernelBaseName("void cunn_SoftMaxForward<4, float, float, float, "
+                                "Epilogue>(T4 *, const T2 *, int)"),
+                 std::string("cunn_SoftMaxForward"));
+        QCOMPARE(kernelBaseName("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8"),
+                 std::string("sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x8"));
+        QCOMPARE(kernelBaseName("void (anonymous namespace)::k<(int)3>(float *)"),
+                 std::string("k"));
+    }
+
+    // PyTorch runs every elementwise op in a function named vectorized_elementwise_kernel: with
+    // demangled names, two ops of a reference stay two kernels, each at its own longest launch.
+    void demangledNamesKeepPyTorchsOpsApart() {
+        const std::string gt = "void at::native::vectorized_elementwise_kernel<4, "
+                               "at::native::CompareGTFunctor<float>, at::detail::Array<char *, "
+                               "2>>(int, T2, T3)";
+        const std::string where = "void at::native::vectorized_elementwise_kernel<4, "
+                                  "at::native::where_kernel_impl<float>, at::detail::Array<char "
+                                  "*, 4>>(int, T2, T3)";
+        const auto row = [](int id, const std::string& kernel, const char* ns) {
+            std::string quoted;
+            for (const char c : kernel)
+                quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+            return "\"" + std::to_string(id) + "\",\"" + quoted +
+                   "\",\"(128, 1, 1)\",\"(393216, 1, 1)\",\"" + ns + "\"\n";
+        };
+        const std::string page =
+            "\"ID\",\"Kernel Name\",\"Block Size\",\"Grid Size\",\"gpu__time_duration.sum\"\n"
+            "\"\",\"\",\"\",\"\",\"ns\"\n" +
+            row(0, gt, "1,000") + row(1, where, "3,000") + row(2, gt, "1,200");
+        const auto kernels = parseNcuCsv(page);
+        QCOMPARE(kernels.size(), std::size_t(2));
+        QCOMPARE(kernels[0].kernel, std::string("vectorized_elementwise_kernel"));
+        QCOMPARE(kernels[0].signature, gt);
+        QCOMPARE(kernels[0].launches, 2);
+        QCOMPARE(*kernels[0].durationNs, 1200.0);
+        QCOMPARE(kernels[1].signature, where);
+        QCOMPARE(kernels[1].launches, 1);
+        QCOMPARE(*kernels[1].durationNs, 3000.0);
+        const CounterReport back =
+            counterReportFromJson(toJson(CounterReport{"ncu", "", kernels, {}, ""}));
+        QCOMPARE(back.candidate[1].signature, where);
+    }
+
     void limiterNamesLatencyWhenNeitherUnitIsBusy() {
         KernelCounters k;
         QCOMPARE(k.limiter(), std::string());
@@ -168,6 +217,7 @@ private slots:
         QCOMPARE(argv.front(), std::string("ncu"));
         QCOMPARE(after("--nvtx-include"), std::string(kCandidateRange) + "/");
         QCOMPARE(after("--page"), std::string("raw"));
+        QCOMPARE(after("--print-kernel-base"), std::string("demangled"));
         QCOMPARE(after("--log-file"), std::string("page.csv"));
         QCOMPARE(after("--launch-count"), std::string("16"));
         // The evaluator's timings run at the clocks the GPU has: ncu must not lock them.

@@ -254,6 +254,7 @@ void CountersView::refresh() {
             for (int c = 0; c < ColumnCount; ++c)
                 m_table->setItem(row, c, new QTableWidgetItem(cells[c]));
             m_table->item(row, 1)->setToolTip(
+                (k.signature.empty() ? QString() : QString::fromStdString(k.signature) + "\n") +
                 tr("%n launch(es) profiled; the figures are those of the longest", nullptr,
                    k.launches));
             const auto x = k.arithmeticIntensity();
