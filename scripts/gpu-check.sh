@@ -68,6 +68,12 @@ for step in "${steps[@]}"; do
         [[ "${BENCH_REWARD_ALONE:-1}" == 0 ]] && more+=(--no-alone)
         "$dice" bench reward "${more[@]}" --output "bench-reward-$device.json" || status=1
         ;;
+    sandbox-probe)
+        # Which layer of a KernelBench answer's sandbox CUDA needs (docs/sandbox.md): the policy
+        # as configured and with one thing changed at a time.
+        "$python" "$here/bench/sandbox_cuda_probe.py" --sandbox "$build/bin/dice-sandbox" \
+            --output "sandbox-cuda-probe-$device.json" || status=1
+        ;;
     counters)
         # Nsight Compute's counters of the built-in solutions and their references, with ncu's
         # raw pages beside them (the parser's fixtures come from such pages).

@@ -156,14 +156,13 @@ RewardOptions rewardOptionsFromJson(const nlohmann::json& json) {
     o.coverageWeight = number(json, "coverage_weight", o.coverageWeight, 0, 100);
     o.hackReward = number(json, "hack_reward", o.hackReward, -100, 0);
     if (json.contains("fast_compile")) {
-        const auto& level = json["fast_compile"];
-        if (!level.is_string() ||
-            (level.get<std::string>() != "off" &&
-             (level.get<std::string>().empty() || !isFastCompileLevel(level.get<std::string>()))))
+        // "off" is every optimisation; an empty level, which means the same inside, is not taken.
+        const std::string level =
+            json["fast_compile"].is_string() ? json["fast_compile"].get<std::string>() : "";
+        if (level != "off" && (level.empty() || !isFastCompileLevel(level)))
             throw Error("reward option \"fast_compile\" must be \"off\", \"min\", \"mid\" or "
                         "\"max\"");
-        o.fastCompile =
-            level.get<std::string>() == "off" ? std::string() : level.get<std::string>();
+        o.fastCompile = level == "off" ? std::string() : level;
     }
     return o;
 }

@@ -22,6 +22,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
@@ -109,6 +110,25 @@ std::vector<WorkerLogLine> readWorkerLog(const std::string& path) {
         lines.push_back(line);
     }
     return lines;
+}
+
+// Workers that are the stand-in tests/fixtures/workers/crowded_worker.py, which runs out of memory
+// on candidates named big_N while it shares its GPU.
+EvaluatorOptions crowdedWorkers(std::vector<int> devices) {
+    EvaluatorOptions o;
+    o.workerExecutable = DICE_TEST_FIXTURES "/workers/crowded_worker.py";
+    o.devices = std::move(devices);
+    return o;
+}
+
+// `count` relu candidates, named big_I where `big(I)` and small_I elsewhere.
+std::vector<Evaluator::Job> crowdedJobs(const TaskSuite& suite, int count,
+                                        const std::function<bool(int)>& big) {
+    std::vector<Evaluator::Job> jobs;
+    for (int i = 0; i < count; ++i)
+        jobs.push_back({suite.find("relu"), "source",
+                        (big(i) ? "big_" : "small_") + std::to_string(i), EvalOptions()});
+    return jobs;
 }
 
 } // namespace
@@ -399,15 +419,9 @@ private slots:
         const QTemporaryDir folder;
         const std::string log = folder.path().toStdString() + "/worker.log";
         qputenv("CROWDED_WORKER_LOG", QByteArray::fromStdString(log));
-        EvaluatorOptions o;
-        o.workerExecutable = DICE_TEST_FIXTURES "/workers/crowded_worker.py";
-        o.devices = {0, 0, 0};
-        Evaluator evaluator(o);
+        Evaluator evaluator(crowdedWorkers({0, 0, 0}));
         const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
-        std::vector<Evaluator::Job> jobs;
-        for (int i = 0; i < 9; ++i)
-            jobs.push_back({suite.find("relu"), "source",
-                            (i % 4 == 1 ? "big_" : "small_") + std::to_string(i), EvalOptions()});
+        const auto jobs = crowdedJobs(suite, 9, [](int i) { return i % 4 == 1; });
         Evaluator::BatchOptions batch;
         batch.chunk = 3;
         std::map<std::size_t, int> reported;
@@ -471,17 +485,11 @@ private slots:
         const std::string log = folder.path().toStdString() + "/worker.log";
         qputenv("CROWDED_WORKER_LOG", QByteArray::fromStdString(log));
         qputenv("CROWDED_WORKER_NEEDS", needs.toUtf8());
-        EvaluatorOptions o;
-        o.workerExecutable = DICE_TEST_FIXTURES "/workers/crowded_worker.py";
-        o.devices = {0, 0, 0, 0};
-        Evaluator evaluator(o);
+        Evaluator evaluator(crowdedWorkers({0, 0, 0, 0}));
         for (std::size_t w = 0; w < evaluator.workerCount(); ++w)
             evaluator.hello(w);
         const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
-        std::vector<Evaluator::Job> jobs;
-        for (int i = 0; i < 24; ++i)
-            jobs.push_back({suite.find("relu"), "source",
-                            (i % 3 == 0 ? "big_" : "small_") + std::to_string(i), EvalOptions()});
+        const auto jobs = crowdedJobs(suite, 24, [](int i) { return i % 3 == 0; });
         Evaluator::BatchOptions batch;
         batch.chunk = 2;
         std::map<std::size_t, int> reported;
@@ -541,18 +549,12 @@ private slots:
         const std::string log = folder.path().toStdString() + "/worker.log";
         qputenv("CROWDED_WORKER_LOG", QByteArray::fromStdString(log));
         qputenv("CROWDED_WORKER_SMALL_GPU", "1");
-        EvaluatorOptions o;
-        o.workerExecutable = DICE_TEST_FIXTURES "/workers/crowded_worker.py";
-        o.devices = {0, 0, 1, 1};
-        Evaluator evaluator(o);
+        Evaluator evaluator(crowdedWorkers({0, 0, 1, 1}));
         // Every worker started before the batch, so that each takes its part of the candidates.
         for (std::size_t w = 0; w < evaluator.workerCount(); ++w)
             evaluator.hello(w);
         const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
-        std::vector<Evaluator::Job> jobs;
-        for (int i = 0; i < 60; ++i)
-            jobs.push_back({suite.find("relu"), "source",
-                            (i % 3 == 1 ? "big_" : "small_") + std::to_string(i), EvalOptions()});
+        const auto jobs = crowdedJobs(suite, 60, [](int i) { return i % 3 == 1; });
         Evaluator::BatchOptions batch;
         batch.chunk = 1;
         const auto results = evaluator.evaluateBatch(jobs, batch, {});
