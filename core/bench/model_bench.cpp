@@ -8,9 +8,11 @@
 
 #include "core/bench/model_bench.h"
 
+#include "core/bench/pass_breakdown.h"
 #include "core/common/child_process.h"
 #include "core/common/error.h"
 #include "core/common/statistics.h"
+#include "core/cuda/cupti_tracer.h"
 #include "core/diffusion/qwen3_network.h"
 #include "core/diffusion/sdar_sampler.h"
 #include "core/model/cpu_threads.h"
@@ -204,6 +206,26 @@ nlohmann::json runModelBenchmark(const ModelBenchOptions& o) {
                                     {"max_ms", *std::max_element(ms.begin(), ms.end())},
                                     {"bound_ms", boundMs},
                                     {"ratio_to_bound", med / boundMs}};
+            if (o.device == ModelDevice::Cuda && CuptiTracer::available()) {
+                // Kernel time against the pass's time tells launch gaps from GPU work, and the
+                // longest kernels tell which part of the network holds the pass back.
+                constexpr int kTracedPasses = 10;
+                CuptiTracer tracer;
+                std::string error;
+                if (tracer.start(&error)) {
+                    for (int i = 0; i < kTracedPasses; ++i)
+                        pass();
+                    synchronize(o);
+                    const PassBreakdown breakdown = passBreakdown(tracer.stop(), kTracedPasses);
+                    entry["kernels"] = toJson(breakdown, med);
+                    log(shapeName + " batch " + std::to_string(batch) + ": kernels busy " +
+                        std::to_string(breakdown.busyMsPerPass) + " ms, idle " +
+                        std::to_string(std::max(0.0, med - breakdown.busyMsPerPass)) +
+                        " ms per pass");
+                } else {
+                    entry["kernels"] = {{"error", error}};
+                }
+            }
             if (model->fusedKernelsActive()) {
                 // The same passes with LibTorch's operators alone, timed in the same run.
                 model->setFusedKernels(false);

@@ -38,7 +38,9 @@ struct ModelBenchOptions {
 // Random weights in each shape, built on the device: milliseconds per denoising pass (median of
 // passIterations, CUDA events on a GPU), tokens per second of a generation with static and with
 // dynamic decoding, peak GPU memory; the same passes through transformers when a script is given;
-// and the weight-streaming bound beside each. Returns the "results" part of the result file.
+// and the weight-streaming bound beside each. On a GPU with CUPTI, each pass entry also tells what
+// the GPU spends a pass on: time in kernels, time idle, and the kernels that take the most.
+// Returns the "results" part of the result file.
 nlohmann::json runModelBenchmark(const ModelBenchOptions& options);
 
 } // namespace dice

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 list(APPEND DICE_CORE_PLAIN_SOURCES
     bench/paper_bench.cpp
+    bench/pass_breakdown.cpp
     bench/reward_bench.cpp
 )
 list(APPEND DICE_CORE_TORCH_SOURCES
