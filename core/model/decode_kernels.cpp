@@ -137,6 +137,131 @@ extern "C" __global__ void silu_mul(const elem* gateUp, elem* out, int inter, lo
     const float u = load(gateUp[row * 2 * inter + inter + col]);
     out[i] = store(rounded(g / (1.0f + expf(-g))) * u);
 }
+// Attention of a block's folded queries over the cache, in two launches: attend_chunk scores one
+// chunk of kAttendChunk cache positions for every query of one (row, kv head) and keeps the
+// chunk's softmax state (its maximum, its sum and the weighted sum of values, in float32);
+// attend_combine merges the chunks of a query and writes it where the output projection reads it,
+// [rows, block, heads * dim]. Chunks start at fixed positions whatever the span, so a row's result
+// does not depend on the other rows of the batch: a chunk past a row's keys adds exact zeros.
+#define kAttendChunk 64
+// Each lane holds these many elements of a key of DICE_HEAD_DIM.
+#define kKeyParts ((DICE_HEAD_DIM + 31) / 32)
+
+__device__ __forceinline__ float negativeInfinity() { return __int_as_float(0xff800000); }
+
+extern "C" __global__ void attend_chunk(const elem* query, const elem* cacheK, const elem* cacheV,
+                                        const long long* starts, float* partial, int queries,
+                                        int block, int dim, int kvHeads, long long capacity,
+                                        int span, float scale) {
+    extern __shared__ float shared[];
+    float* q = shared;                       // [queries][dim]
+    float* scores = shared + queries * dim;  // [queries][kAttendChunk]
+    const int chunk = blockIdx.x, kv = blockIdx.y, row = blockIdx.z;
+    const int chunks = gridDim.x;
+    const long long limit = min((long long)span, starts[row] + block);
+    const int first = chunk * kAttendChunk;
+    const int count = (int)max(0LL, min((long long)kAttendChunk, limit - first));
+    const long long head = (long long)row * kvHeads + kv;
+    const elem* keys = cacheK + (head * capacity + first) * dim;
+    const elem* values = cacheV + (head * capacity + first) * dim;
+    const elem* own = query + head * queries * dim;
+    for (int i = threadIdx.x; i < queries * dim; i += blockDim.x)
+        q[i] = load(own[i]);
+    __syncthreads();
+
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    for (int j = warp; j < kAttendChunk; j += warps) {
+        if (j >= count) {
+            if (lane == 0)
+                for (int i = 0; i < queries; ++i)
+                    scores[i * kAttendChunk + j] = negativeInfinity();
+            continue;
+        }
+        // The head dimension is fixed at compile time so that the key stays in registers.
+        float k[kKeyParts];
+#pragma unroll
+        for (int e = 0; e < kKeyParts; ++e) {
+            const int d = lane + 32 * e;
+            k[e] = d < dim ? load(keys[(long long)j * dim + d]) : 0.0f;
+        }
+        for (int i = 0; i < queries; ++i) {
+            float dot = 0.0f;
+#pragma unroll
+            for (int e = 0; e < kKeyParts; ++e) {
+                const int d = lane + 32 * e;
+                if (d < dim)
+                    dot += q[i * dim + d] * k[e];
+            }
+            for (int offset = 16; offset > 0; offset >>= 1)
+                dot += __shfl_xor_sync(0xffffffffu, dot, offset);
+            if (lane == 0)
+                scores[i * kAttendChunk + j] = dot * scale;
+        }
+    }
+    __syncthreads();
+
+    float* out = partial + ((head * chunks + chunk) * queries) * (long long)(dim + 2);
+    for (int i = warp; i < queries; i += warps) {
+        float* s = scores + i * kAttendChunk;
+        float m = negativeInfinity();
+        for (int j = lane; j < kAttendChunk; j += 32)
+            m = fmaxf(m, s[j]);
+        for (int offset = 16; offset > 0; offset >>= 1)
+            m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
+        float sum = 0.0f;
+        for (int j = lane; j < kAttendChunk; j += 32) {
+            const float p = m == negativeInfinity() ? 0.0f : expf(s[j] - m);
+            s[j] = p;
+            sum += p;
+        }
+        for (int offset = 16; offset > 0; offset >>= 1)
+            sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+        if (lane == 0) {
+            out[(long long)i * (dim + 2)] = m;
+            out[(long long)i * (dim + 2) + 1] = sum;
+        }
+    }
+    __syncthreads();
+
+    for (int index = threadIdx.x; index < queries * dim; index += blockDim.x) {
+        const int i = index / dim, d = index % dim;
+        const float* p = scores + i * kAttendChunk;
+        float acc = 0.0f;
+        for (int j = 0; j < count; ++j)
+            acc += p[j] * load(values[(long long)j * dim + d]);
+        out[(long long)i * (dim + 2) + 2 + d] = acc;
+    }
+}
+
+// One block per (row, kv head, folded query); one thread per element of the head.
+extern "C" __global__ void attend_combine(const float* partial, elem* out, int chunks, int queries,
+                                          int block, int heads, int kvHeads, int dim) {
+    const int i = blockIdx.x % queries;
+    const long long head = blockIdx.x / queries;
+    const int kv = (int)(head % kvHeads);
+    const long long row = head / kvHeads;
+    const int d = threadIdx.x;
+    if (d >= dim)
+        return;
+    const long long stride = (long long)queries * (dim + 2);
+    const float* first = partial + head * chunks * stride + (long long)i * (dim + 2);
+    float m = negativeInfinity();
+    for (int c = 0; c < chunks; ++c)
+        m = fmaxf(m, first[c * stride]);
+    float sum = 0.0f, acc = 0.0f;
+    if (m != negativeInfinity()) {
+        for (int c = 0; c < chunks; ++c) {
+            const float* part = first + c * stride;
+            const float weight = part[0] == negativeInfinity() ? 0.0f : expf(part[0] - m);
+            sum += part[1] * weight;
+            acc += part[2 + d] * weight;
+        }
+    }
+    const int group = heads / kvHeads;
+    const int member = i / block, t = i % block;
+    const int h = kv * group + member;
+    out[((row * block + t) * heads + h) * (long long)dim + d] = store(sum > 0.0f ? acc / sum : 0.0f);
+}
 )CUDA";
 
 unsigned threadsFor(std::int64_t elements, unsigned most) {
@@ -149,6 +274,16 @@ void launch(cu::Function function, std::int64_t blocks, unsigned threads, cu::St
     const unsigned grid[3] = {static_cast<unsigned>(blocks), 1, 1};
     const unsigned block[3] = {threads, 1, 1};
     launchKernel(function, grid, block, 0, stream, parameters);
+}
+
+// Must match kAttendChunk in the kernels' source.
+constexpr std::int64_t kAttendChunk = 64;
+constexpr unsigned kAttendThreads = 128;
+// The static limit of a block's shared memory, which needs no opt-in on any GPU.
+constexpr std::int64_t kAttendSharedBytes = 48 * 1024;
+
+std::int64_t attendSharedBytes(std::int64_t queries, std::int64_t dim) {
+    return queries * (dim + kAttendChunk) * static_cast<std::int64_t>(sizeof(float));
 }
 
 } // namespace
@@ -169,17 +304,22 @@ std::string DecodeKernels::elementOption(Element element) {
     return "-DDICE_ELEMENT=2";
 }
 
-CompileResult DecodeKernels::compile(Element element, const std::string& architecture) {
+CompileResult DecodeKernels::compile(Element element, const std::string& architecture,
+                                     int headDim) {
     static NvrtcCompiler compiler(8);
     CompileOptions options;
     options.architecture = architecture;
     options.lineInfo = false;
-    options.extraOptions = {elementOption(element)};
+    options.extraOptions = {elementOption(element), "-DDICE_HEAD_DIM=" + std::to_string(headDim)};
     return compiler.compile(kSource, "decode_kernels.cu", options);
 }
 
-DecodeKernels::DecodeKernels(Element element, int deviceIndex)
-    : m_element(element) {
+DecodeKernels::DecodeKernels(Element element, int deviceIndex, int headDim)
+    : m_element(element)
+    , m_headDim(headDim) {
+    if (headDim <= 0 || headDim > kMaxHeadDim || headDim % 2 != 0)
+        throw Error("fused decoding kernels: head dimension " + std::to_string(headDim) +
+                    " is not supported");
     const auto& driver = cu::Driver::instance();
     if (!driver.available())
         throw Error("fused decoding kernels: " + driver.unavailableReason());
@@ -193,7 +333,7 @@ DecodeKernels::DecodeKernels(Element element, int deviceIndex)
     if (found->computeMajor < 8)
         throw Error("fused decoding kernels need sm_80 or newer, GPU " +
                     std::to_string(deviceIndex) + " is " + found->architecture());
-    const auto result = compile(element, found->architecture());
+    const auto result = compile(element, found->architecture(), headDim);
     if (!result.ok)
         throw Error("fused decoding kernels did not compile: " + result.log);
     m_context = std::make_unique<CudaContext>(deviceIndex);
@@ -201,6 +341,8 @@ DecodeKernels::DecodeKernels(Element element, int deviceIndex)
     m_addRmsNorm = m_module->function("add_rms_norm");
     m_qkNormRope = m_module->function("qk_norm_rope");
     m_siluMul = m_module->function("silu_mul");
+    m_attendChunk = m_module->function("attend_chunk");
+    m_attendCombine = m_module->function("attend_combine");
 }
 
 DecodeKernels::~DecodeKernels() = default;
@@ -241,6 +383,49 @@ void DecodeKernels::siluMul(cu::Stream stream, const void* gateUp, void* out, st
     constexpr unsigned kThreads = 256;
     launch(m_siluMul, (total + kThreads - 1) / kThreads, kThreads, stream,
            {&gateUp, &out, &i, &total});
+}
+
+bool DecodeKernels::attendFits(std::int64_t queries, std::int64_t dim) {
+    return queries > 0 && dim > 0 && dim <= kMaxHeadDim &&
+           attendSharedBytes(queries, dim) <= kAttendSharedBytes;
+}
+
+std::int64_t DecodeKernels::attendChunks(std::int64_t span) {
+    return (span + kAttendChunk - 1) / kAttendChunk;
+}
+
+std::int64_t DecodeKernels::attendWorkspace(std::int64_t rows, std::int64_t kvHeads,
+                                            std::int64_t queries, std::int64_t dim,
+                                            std::int64_t span) {
+    return rows * kvHeads * attendChunks(span) * queries * (dim + 2);
+}
+
+void DecodeKernels::attend(cu::Stream stream, const Attend& a) const {
+    const std::int64_t queries = a.block * (a.heads / std::max<std::int64_t>(a.kvHeads, 1));
+    if (a.kvHeads <= 0 || a.heads % a.kvHeads != 0 || a.dim != m_headDim ||
+        !attendFits(queries, a.dim) || a.span <= 0 || a.span > a.capacity)
+        throw Error("fused decoding kernels: unsupported attention layout");
+    const void* query = a.query;
+    const void* cacheK = a.cacheK;
+    const void* cacheV = a.cacheV;
+    const void* starts = a.starts;
+    void* partial = a.workspace;
+    void* out = a.out;
+    int q = static_cast<int>(queries), block = static_cast<int>(a.block),
+        heads = static_cast<int>(a.heads), kvHeads = static_cast<int>(a.kvHeads),
+        dim = static_cast<int>(a.dim), span = static_cast<int>(a.span),
+        chunks = static_cast<int>(attendChunks(a.span));
+    long long capacity = a.capacity;
+    float scale = a.scale;
+    const unsigned grid[3] = {static_cast<unsigned>(chunks), static_cast<unsigned>(a.kvHeads),
+                              static_cast<unsigned>(a.rows)};
+    const unsigned threads[3] = {kAttendThreads, 1, 1};
+    std::vector<void*> parameters = {&query, &cacheK, &cacheV,  &starts,   &partial, &q,
+                                     &block, &dim,    &kvHeads, &capacity, &span,    &scale};
+    launchKernel(m_attendChunk, grid, threads,
+                 static_cast<unsigned>(attendSharedBytes(queries, a.dim)), stream, parameters);
+    launch(m_attendCombine, a.rows * a.kvHeads * queries, threadsFor(a.dim, 1024), stream,
+           {&partial, &out, &chunks, &q, &block, &heads, &kvHeads, &dim});
 }
 
 } // namespace dice

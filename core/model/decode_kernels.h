@@ -30,17 +30,19 @@ public:
     // The kernels' source for one element type (the macro DICE_ELEMENT picks it).
     static std::string source();
     static std::string elementOption(Element element);
-    // Compiles the source (for tests and the self-test; no GPU needed).
-    static CompileResult compile(Element element, const std::string& architecture);
+    // Compiles the source for one head dimension (for tests and the self-test; no GPU needed).
+    static CompileResult compile(Element element, const std::string& architecture,
+                                 int headDim = 128);
 
     // Compiles for the device and loads the module into its primary context. Throws Error when
     // the driver, NVRTC or the architecture (sm_80 or newer) is missing.
-    DecodeKernels(Element element, int deviceIndex);
+    DecodeKernels(Element element, int deviceIndex, int headDim);
     ~DecodeKernels();
     DecodeKernels(const DecodeKernels&) = delete;
     DecodeKernels& operator=(const DecodeKernels&) = delete;
 
     Element element() const { return m_element; }
+    int headDim() const { return m_headDim; }
     // Largest head dimension qkNormRope handles.
     static constexpr int kMaxHeadDim = 512;
 
@@ -75,13 +77,42 @@ public:
     void siluMul(cu::Stream stream, const void* gateUp, void* out, std::int64_t rows,
                  std::int64_t inter) const;
 
+    struct Attend {
+        const void* query = nullptr;  // [rows, kv_heads, group * block, dim], as qkNormRope writes
+        const void* cacheK = nullptr; // [rows..., kv_heads, capacity, dim]
+        const void* cacheV = nullptr;
+        const std::int64_t* starts = nullptr; // [rows]: position of each row's first token
+        float* workspace = nullptr;           // attendWorkspace(...) floats
+        void* out = nullptr;                  // [rows, block, heads * dim]
+        std::int64_t rows = 0;
+        std::int64_t block = 0;
+        std::int64_t heads = 0;
+        std::int64_t kvHeads = 0;
+        std::int64_t dim = 0;
+        std::int64_t capacity = 0;
+        std::int64_t span = 0; // cache positions read; each row reads those before start + block
+        float scale = 1.0f;
+    };
+    // Whether attend handles `queries` folded queries (group * block) of `dim` elements.
+    static bool attendFits(std::int64_t queries, std::int64_t dim);
+    static std::int64_t attendChunks(std::int64_t span);
+    // Floats of the workspace attend needs.
+    static std::int64_t attendWorkspace(std::int64_t rows, std::int64_t kvHeads,
+                                        std::int64_t queries, std::int64_t dim, std::int64_t span);
+    // Grouped-query attention of the block over the cache, written in the layout the output
+    // projection reads, in two launches whose work does not depend on the batch's other rows.
+    void attend(cu::Stream stream, const Attend& args) const;
+
 private:
     Element m_element;
+    int m_headDim;
     std::unique_ptr<CudaContext> m_context;
     std::unique_ptr<CudaModule> m_module;
     cu::Function m_addRmsNorm = nullptr;
     cu::Function m_qkNormRope = nullptr;
     cu::Function m_siluMul = nullptr;
+    cu::Function m_attendChunk = nullptr;
+    cu::Function m_attendCombine = nullptr;
 };
 
 } // namespace dice

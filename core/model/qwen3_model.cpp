@@ -369,20 +369,51 @@ struct Qwen3Model::Impl {
         if (!fusedTried) {
             fusedTried = true;
             try {
-                if (D() > DecodeKernels::kMaxHeadDim || D() % 2 != 0)
-                    throw Error("fused decoding kernels: head dimension " + std::to_string(D()) +
-                                " is not supported");
                 const auto element =
                     placement.dtype == ModelDType::BFloat16  ? DecodeKernels::Element::BFloat16
                     : placement.dtype == ModelDType::Float16 ? DecodeKernels::Element::Float16
                                                              : DecodeKernels::Element::Float32;
-                fused = std::make_unique<DecodeKernels>(element, options.device().index());
+                fused = std::make_unique<DecodeKernels>(element, options.device().index(),
+                                                        static_cast<int>(D()));
                 fusedProblem.clear();
             } catch (const std::exception& e) {
                 fusedProblem = e.what();
             }
         }
         return fused.get();
+    }
+
+    // Layer l's attention of the folded queries over the first `span` cache positions, as
+    // [n, T, H * D]: the fused kernels where the block's queries fit them (each row masked to its
+    // start + T), else LibTorch's attention with `mask`.
+    at::Tensor fusedAttention(const DecodeKernels& kernels, cu::Stream stream,
+                              const at::Tensor& query, size_t l, const at::Tensor& rowStarts,
+                              std::int64_t span, const at::Tensor& mask) const {
+        const std::int64_t n = query.size(0), g = H() / KV(), T = query.size(2) / g;
+        const auto keys = cacheK[l].narrow(0, 0, n).narrow(2, 0, span);
+        const auto values = cacheV[l].narrow(0, 0, n).narrow(2, 0, span);
+        if (!DecodeKernels::attendFits(g * T, D()))
+            return attendFoldedQueries(query, T, keys, values, mask);
+        auto workspace = at::empty({DecodeKernels::attendWorkspace(n, KV(), g * T, D(), span)},
+                                   options.dtype(at::kFloat));
+        auto out = at::empty({n, T, H() * D()}, options);
+        DecodeKernels::Attend a;
+        a.query = query.data_ptr();
+        a.cacheK = cacheK[l].data_ptr();
+        a.cacheV = cacheV[l].data_ptr();
+        a.starts = rowStarts.data_ptr<std::int64_t>();
+        a.workspace = workspace.data_ptr<float>();
+        a.out = out.data_ptr();
+        a.rows = n;
+        a.block = T;
+        a.heads = H();
+        a.kvHeads = KV();
+        a.dim = D();
+        a.capacity = capacity;
+        a.span = span;
+        a.scale = static_cast<float>(scale());
+        kernels.attend(stream, a);
+        return out;
     }
 
     // blockBody through the fused kernels: per layer three matrix products of the projections,
@@ -393,7 +424,8 @@ struct Qwen3Model::Impl {
         const std::int64_t n = tokens.size(0), T = tokens.size(1), rows = n * T,
                            hiddenSize = config.hiddenSize, I = config.intermediateSize,
                            g = H() / KV();
-        const auto mask = blockMask(starts, T, span, uniform);
+        const bool fusedAttend = DecodeKernels::attendFits(g * T, D());
+        const auto mask = fusedAttend ? at::Tensor() : blockMask(starts, T, span, uniform);
         const auto rowStarts = starts.contiguous();
         const auto stream = reinterpret_cast<cu::Stream>(
             c10::cuda::getCurrentCUDAStream(options.device().index()).stream());
@@ -423,10 +455,9 @@ struct Qwen3Model::Impl {
             a.capacity = capacity;
             a.eps = eps;
             kernels.qkNormRope(stream, a);
-            const auto keys = cacheK[l].narrow(0, 0, n).narrow(2, 0, span);
-            const auto values = cacheV[l].narrow(0, 0, n).narrow(2, 0, span);
             const auto attention =
-                at::linear(attendFoldedQueries(query, T, keys, values, mask), layer.o, layer.oBias)
+                at::linear(fusedAttention(kernels, stream, query, l, rowStarts, span, mask),
+                           layer.o, layer.oBias)
                     .contiguous();
             auto y = at::empty_like(x);
             auto normed = at::empty_like(x);

@@ -62,19 +62,22 @@ private Q_SLOTS:
     }
 
     // The model's fused decoding kernels build for the H200's architecture in every element
-    // type, without warnings or register spills.
+    // type and for the head sizes of the tiny test models, the SDAR checkpoints and the largest
+    // supported, without warnings or register spills.
     void decodeKernelsCompile() {
         if (!dice::NvrtcCompiler::available())
             QSKIP("NVRTC is not available");
         using Element = dice::DecodeKernels::Element;
         for (const auto element : {Element::Float32, Element::Float16, Element::BFloat16}) {
-            const auto result = dice::DecodeKernels::compile(element, "sm_90");
-            QVERIFY2(result.ok, result.log.c_str());
-            QCOMPARE(result.errorCount(), 0);
-            QCOMPARE(result.warningCount(), 0);
-            QVERIFY(!result.cubin.empty());
-            for (const auto& usage : result.resources)
-                QCOMPARE(usage.spillStoreBytes, 0);
+            for (const int headDim : {16, 64, 128, dice::DecodeKernels::kMaxHeadDim}) {
+                const auto result = dice::DecodeKernels::compile(element, "sm_90", headDim);
+                QVERIFY2(result.ok, result.log.c_str());
+                QCOMPARE(result.errorCount(), 0);
+                QCOMPARE(result.warningCount(), 0);
+                QVERIFY(!result.cubin.empty());
+                for (const auto& usage : result.resources)
+                    QCOMPARE(usage.spillStoreBytes, 0);
+            }
         }
     }
 
