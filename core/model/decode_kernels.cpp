@@ -143,93 +143,111 @@ extern "C" __global__ void silu_mul(const elem* gateUp, elem* out, int inter, lo
 // attend_combine merges the chunks of a query and writes it where the output projection reads it,
 // [rows, block, heads * dim]. Chunks start at fixed positions whatever the span, so a row's result
 // does not depend on the other rows of the batch: a chunk past a row's keys adds exact zeros.
-#define kAttendChunk 64
-// Each lane holds these many elements of a key of DICE_HEAD_DIM.
-#define kKeyParts ((DICE_HEAD_DIM + 31) / 32)
+//
+// A chunk's keys and values are staged in shared memory with 16-byte loads all issued at once:
+// a block has few warps, and a loop that waits for each load in turn (the first version of this
+// kernel) spent forty microseconds a layer on latency.
+#define kAttendChunk 32
+#define kAttendThreads 128
+#define kHeadDim DICE_HEAD_DIM
+// Each lane holds these many elements of a key.
+#define kKeyParts ((kHeadDim + 31) / 32)
+// 16-byte vectors per row of keys or values, and per chunk.
+#define kRowVectors (kHeadDim * (int)sizeof(elem) / 16)
+#define kChunkVectors (kAttendChunk * kRowVectors)
 
 __device__ __forceinline__ float negativeInfinity() { return __int_as_float(0xff800000); }
 
-extern "C" __global__ void attend_chunk(const elem* query, const elem* cacheK, const elem* cacheV,
-                                        const long long* starts, float* partial, int queries,
-                                        int block, int dim, int kvHeads, long long capacity,
-                                        int span, float scale) {
-    extern __shared__ float shared[];
-    float* q = shared;                       // [queries][dim]
-    float* scores = shared + queries * dim;  // [queries][kAttendChunk]
+extern "C" __global__ void __launch_bounds__(kAttendThreads)
+attend_chunk(const elem* query, const elem* cacheK, const elem* cacheV, const long long* starts,
+             float* partial, int queries, int block, int kvHeads, long long capacity, int span,
+             float scale) {
+    extern __shared__ uint4 staged[];
+    elem* keys = (elem*)staged;                               // [kAttendChunk][kHeadDim]
+    elem* values = keys + kAttendChunk * kHeadDim;            // [kAttendChunk][kHeadDim]
+    float* q = (float*)(values + kAttendChunk * kHeadDim);    // [queries][kHeadDim]
+    float* probabilities = q + queries * kHeadDim;            // [queries][kAttendChunk]
     const int chunk = blockIdx.x, kv = blockIdx.y, row = blockIdx.z;
     const int chunks = gridDim.x;
     const long long limit = min((long long)span, starts[row] + block);
     const int first = chunk * kAttendChunk;
     const int count = (int)max(0LL, min((long long)kAttendChunk, limit - first));
     const long long head = (long long)row * kvHeads + kv;
-    const elem* keys = cacheK + (head * capacity + first) * dim;
-    const elem* values = cacheV + (head * capacity + first) * dim;
-    const elem* own = query + head * queries * dim;
-    for (int i = threadIdx.x; i < queries * dim; i += blockDim.x)
+    const uint4* keySource = (const uint4*)(cacheK + (head * capacity + first) * kHeadDim);
+    const uint4* valueSource = (const uint4*)(cacheV + (head * capacity + first) * kHeadDim);
+    const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
+#pragma unroll
+    for (int step = 0; step < (kChunkVectors + kAttendThreads - 1) / kAttendThreads; ++step) {
+        const int v = threadIdx.x + step * kAttendThreads;
+        if (v < kChunkVectors) {
+            const bool present = v / kRowVectors < count;
+            staged[v] = present ? keySource[v] : zero;
+            staged[kChunkVectors + v] = present ? valueSource[v] : zero;
+        }
+    }
+    const elem* own = query + head * queries * kHeadDim;
+    for (int i = threadIdx.x; i < queries * kHeadDim; i += kAttendThreads)
         q[i] = load(own[i]);
     __syncthreads();
 
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int warps = kAttendThreads / 32;
     for (int j = warp; j < kAttendChunk; j += warps) {
         if (j >= count) {
             if (lane == 0)
                 for (int i = 0; i < queries; ++i)
-                    scores[i * kAttendChunk + j] = negativeInfinity();
+                    probabilities[i * kAttendChunk + j] = negativeInfinity();
             continue;
         }
-        // The head dimension is fixed at compile time so that the key stays in registers.
         float k[kKeyParts];
 #pragma unroll
         for (int e = 0; e < kKeyParts; ++e) {
             const int d = lane + 32 * e;
-            k[e] = d < dim ? load(keys[(long long)j * dim + d]) : 0.0f;
+            k[e] = d < kHeadDim ? load(keys[j * kHeadDim + d]) : 0.0f;
         }
         for (int i = 0; i < queries; ++i) {
             float dot = 0.0f;
 #pragma unroll
             for (int e = 0; e < kKeyParts; ++e) {
                 const int d = lane + 32 * e;
-                if (d < dim)
-                    dot += q[i * dim + d] * k[e];
+                if (d < kHeadDim)
+                    dot += q[i * kHeadDim + d] * k[e];
             }
             for (int offset = 16; offset > 0; offset >>= 1)
                 dot += __shfl_xor_sync(0xffffffffu, dot, offset);
             if (lane == 0)
-                scores[i * kAttendChunk + j] = dot * scale;
+                probabilities[i * kAttendChunk + j] = dot * scale;
         }
     }
     __syncthreads();
 
-    float* out = partial + ((head * chunks + chunk) * queries) * (long long)(dim + 2);
+    // One lane per position of the chunk (kAttendChunk is a warp).
+    float* out = partial + ((head * chunks + chunk) * queries) * (long long)(kHeadDim + 2);
     for (int i = warp; i < queries; i += warps) {
-        float* s = scores + i * kAttendChunk;
-        float m = negativeInfinity();
-        for (int j = lane; j < kAttendChunk; j += 32)
-            m = fmaxf(m, s[j]);
+        const float s = probabilities[i * kAttendChunk + lane];
+        float m = s;
         for (int offset = 16; offset > 0; offset >>= 1)
             m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, offset));
-        float sum = 0.0f;
-        for (int j = lane; j < kAttendChunk; j += 32) {
-            const float p = m == negativeInfinity() ? 0.0f : expf(s[j] - m);
-            s[j] = p;
-            sum += p;
-        }
+        const float p = m == negativeInfinity() ? 0.0f : expf(s - m);
+        probabilities[i * kAttendChunk + lane] = p;
+        float sum = p;
         for (int offset = 16; offset > 0; offset >>= 1)
             sum += __shfl_xor_sync(0xffffffffu, sum, offset);
         if (lane == 0) {
-            out[(long long)i * (dim + 2)] = m;
-            out[(long long)i * (dim + 2) + 1] = sum;
+            out[(long long)i * (kHeadDim + 2)] = m;
+            out[(long long)i * (kHeadDim + 2) + 1] = sum;
         }
     }
     __syncthreads();
 
-    for (int index = threadIdx.x; index < queries * dim; index += blockDim.x) {
-        const int i = index / dim, d = index % dim;
-        const float* p = scores + i * kAttendChunk;
+    for (int index = threadIdx.x; index < queries * kHeadDim; index += kAttendThreads) {
+        const int i = index / kHeadDim, d = index % kHeadDim;
+        const float* p = probabilities + i * kAttendChunk;
         float acc = 0.0f;
-        for (int j = 0; j < count; ++j)
-            acc += p[j] * load(values[(long long)j * dim + d]);
-        out[(long long)i * (dim + 2) + 2 + d] = acc;
+#pragma unroll
+        for (int j = 0; j < kAttendChunk; ++j)
+            acc += p[j] * load(values[j * kHeadDim + d]);
+        out[(long long)i * (kHeadDim + 2) + 2 + d] = acc;
     }
 }
 
@@ -276,14 +294,21 @@ void launch(cu::Function function, std::int64_t blocks, unsigned threads, cu::St
     launchKernel(function, grid, block, 0, stream, parameters);
 }
 
-// Must match kAttendChunk in the kernels' source.
-constexpr std::int64_t kAttendChunk = 64;
+// Must match kAttendChunk and kAttendThreads in the kernels' source.
+constexpr std::int64_t kAttendChunk = 32;
 constexpr unsigned kAttendThreads = 128;
 // The static limit of a block's shared memory, which needs no opt-in on any GPU.
 constexpr std::int64_t kAttendSharedBytes = 48 * 1024;
 
-std::int64_t attendSharedBytes(std::int64_t queries, std::int64_t dim) {
-    return queries * (dim + kAttendChunk) * static_cast<std::int64_t>(sizeof(float));
+std::int64_t elementBytes(DecodeKernels::Element element) {
+    return element == DecodeKernels::Element::Float32 ? 4 : 2;
+}
+
+// The staged keys and values of a chunk, the queries and the chunk's probabilities in float32.
+std::int64_t attendSharedBytes(DecodeKernels::Element element, std::int64_t queries,
+                               std::int64_t dim) {
+    return 2 * kAttendChunk * dim * elementBytes(element) +
+           queries * (dim + kAttendChunk) * static_cast<std::int64_t>(sizeof(float));
 }
 
 } // namespace
@@ -385,9 +410,10 @@ void DecodeKernels::siluMul(cu::Stream stream, const void* gateUp, void* out, st
            {&gateUp, &out, &i, &total});
 }
 
-bool DecodeKernels::attendFits(std::int64_t queries, std::int64_t dim) {
-    return queries > 0 && dim > 0 && dim <= kMaxHeadDim &&
-           attendSharedBytes(queries, dim) <= kAttendSharedBytes;
+bool DecodeKernels::attendFits(std::int64_t queries) const {
+    // Rows of keys are copied in 16-byte pieces.
+    return queries > 0 && m_headDim * elementBytes(m_element) % 16 == 0 &&
+           attendSharedBytes(m_element, queries, m_headDim) <= kAttendSharedBytes;
 }
 
 std::int64_t DecodeKernels::attendChunks(std::int64_t span) {
@@ -402,8 +428,8 @@ std::int64_t DecodeKernels::attendWorkspace(std::int64_t rows, std::int64_t kvHe
 
 void DecodeKernels::attend(cu::Stream stream, const Attend& a) const {
     const std::int64_t queries = a.block * (a.heads / std::max<std::int64_t>(a.kvHeads, 1));
-    if (a.kvHeads <= 0 || a.heads % a.kvHeads != 0 || a.dim != m_headDim ||
-        !attendFits(queries, a.dim) || a.span <= 0 || a.span > a.capacity)
+    if (a.kvHeads <= 0 || a.heads % a.kvHeads != 0 || a.dim != m_headDim || !attendFits(queries) ||
+        a.span <= 0 || a.span > a.capacity)
         throw Error("fused decoding kernels: unsupported attention layout");
     const void* query = a.query;
     const void* cacheK = a.cacheK;
@@ -420,10 +446,11 @@ void DecodeKernels::attend(cu::Stream stream, const Attend& a) const {
     const unsigned grid[3] = {static_cast<unsigned>(chunks), static_cast<unsigned>(a.kvHeads),
                               static_cast<unsigned>(a.rows)};
     const unsigned threads[3] = {kAttendThreads, 1, 1};
-    std::vector<void*> parameters = {&query, &cacheK, &cacheV,  &starts,   &partial, &q,
-                                     &block, &dim,    &kvHeads, &capacity, &span,    &scale};
+    std::vector<void*> parameters = {&query, &cacheK,  &cacheV,   &starts, &partial, &q,
+                                     &block, &kvHeads, &capacity, &span,   &scale};
     launchKernel(m_attendChunk, grid, threads,
-                 static_cast<unsigned>(attendSharedBytes(queries, a.dim)), stream, parameters);
+                 static_cast<unsigned>(attendSharedBytes(m_element, queries, a.dim)), stream,
+                 parameters);
     launch(m_attendCombine, a.rows * a.kvHeads * queries, threadsFor(a.dim, 1024), stream,
            {&partial, &out, &chunks, &q, &block, &heads, &kvHeads, &dim});
 }

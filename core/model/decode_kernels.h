@@ -93,8 +93,8 @@ public:
         std::int64_t span = 0; // cache positions read; each row reads those before start + block
         float scale = 1.0f;
     };
-    // Whether attend handles `queries` folded queries (group * block) of `dim` elements.
-    static bool attendFits(std::int64_t queries, std::int64_t dim);
+    // Whether attend handles `queries` folded queries (group * block) of this head size.
+    bool attendFits(std::int64_t queries) const;
     static std::int64_t attendChunks(std::int64_t span);
     // Floats of the workspace attend needs.
     static std::int64_t attendWorkspace(std::int64_t rows, std::int64_t kvHeads,

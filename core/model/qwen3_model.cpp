@@ -392,7 +392,7 @@ struct Qwen3Model::Impl {
         const std::int64_t n = query.size(0), g = H() / KV(), T = query.size(2) / g;
         const auto keys = cacheK[l].narrow(0, 0, n).narrow(2, 0, span);
         const auto values = cacheV[l].narrow(0, 0, n).narrow(2, 0, span);
-        if (!DecodeKernels::attendFits(g * T, D()))
+        if (!kernels.attendFits(g * T))
             return attendFoldedQueries(query, T, keys, values, mask);
         auto workspace = at::empty({DecodeKernels::attendWorkspace(n, KV(), g * T, D(), span)},
                                    options.dtype(at::kFloat));
@@ -424,7 +424,7 @@ struct Qwen3Model::Impl {
         const std::int64_t n = tokens.size(0), T = tokens.size(1), rows = n * T,
                            hiddenSize = config.hiddenSize, I = config.intermediateSize,
                            g = H() / KV();
-        const bool fusedAttend = DecodeKernels::attendFits(g * T, D());
+        const bool fusedAttend = kernels.attendFits(g * T);
         const auto mask = fusedAttend ? at::Tensor() : blockMask(starts, T, span, uniform);
         const auto rowStarts = starts.contiguous();
         const auto stream = reinterpret_cast<cu::Stream>(

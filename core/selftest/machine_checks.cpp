@@ -4,6 +4,7 @@
 #include "core/common/error.h"
 #include "core/common/number_format.h"
 #include "core/common/statistics.h"
+#include "core/common/text_tail.h"
 #include "core/cuda/cuda_context.h"
 #include "core/cuda/cupti_tracer.h"
 #include "core/cuda/device_info.h"
@@ -97,7 +98,8 @@ void checkNvrtcCompile(CheckResult& result) {
                                                             "ELF") != 0)
         throw Error("the cubin is not an ELF image");
     if (compiled.resources.empty() || compiled.resources.front().registers <= 0)
-        throw Error("ptxas reported no register usage");
+        throw Error("ptxas reported no register usage; NVRTC's log: " +
+                    (compiled.log.empty() ? std::string("(empty)") : textTail(compiled.log, 600)));
     result.data["architecture"] = compiled.architecture;
     result.data["nvrtc"] = NvrtcCompiler::version();
     result.data["compile_ms"] = compiled.milliseconds;
