@@ -5,6 +5,7 @@
 #include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/common/number_format.h"
+#include "core/cuda/device_info.h"
 #include "core/cuda/torch_cuda_bridge.h"
 #include "core/model/cpu_threads.h"
 #include "core/system/result_file.h"
@@ -38,8 +39,9 @@ int runModelBench(const Invocation& in, const std::vector<std::string>& rest) {
                "512-token generation with static and dynamic decoding, peak GPU memory, and the\n"
                "same pass through Hugging Face transformers (bench/hf_qwen3_bench.py), each "
                "beside\n"
-               "the weight-streaming bound (weight bytes / 4.8 TB/s by default). --threads sets\n"
-               "LibTorch's CPU threads (default: one per hardware thread).\n";
+               "the weight-streaming bound (weight bytes / the GPU's peak memory bandwidth, or\n"
+               "4.8 TB/s, an H200's, on the CPU), and the kernels that fill a GPU pass.\n"
+               "--threads sets LibTorch's CPU threads (default: one per hardware thread).\n";
         return 0;
     }
     ModelBenchOptions options;
@@ -76,7 +78,19 @@ int runModelBench(const Invocation& in, const std::vector<std::string>& rest) {
     options.passIterations = args.integer("iterations", cpu ? 20 : 50);
     options.generateTokens = args.integer("tokens", 512);
     options.cached = args.integer("cached", 512);
-    options.bandwidth = args.number("bandwidth", 4.8e12);
+    // The bound is the GPU's own: a ratio against another GPU's bandwidth would say little.
+    double peak = 4.8e12;
+    std::string bandwidthSource = "an H200's, for reference";
+    if (!cpu && !args.has("bandwidth")) {
+        const auto devices = queryDevices();
+        if (!devices.empty() && devices.front().peakBandwidth() > 0) {
+            peak = devices.front().peakBandwidth();
+            bandwidthSource = devices.front().name + "'s peak";
+        } else {
+            bandwidthSource = "an H200's (this GPU's peak was not reported)";
+        }
+    }
+    options.bandwidth = args.number("bandwidth", peak);
     if (options.passIterations <= 0 || options.generateTokens <= 0 || options.cached <= 0 ||
         !(options.bandwidth > 0))
         throw UsageError("--iterations, --tokens, --cached and --bandwidth must be positive");
@@ -93,15 +107,17 @@ int runModelBench(const Invocation& in, const std::vector<std::string>& rest) {
     options.log = [](const std::string& line) { std::cerr << line << std::endl; };
 
     nlohmann::json report = resultFileHeader("bench-model", in.argv);
-    report["options"] = {{"device", device},
-                         {"dtype", toString(options.dtype)},
-                         {"cached", options.cached},
-                         {"block", options.blockLength},
-                         {"iterations", options.passIterations},
-                         {"generate_tokens", options.generateTokens},
-                         {"bandwidth_bytes_per_s", options.bandwidth},
-                         {"cuda_graphs", options.cudaGraphs},
-                         {"cpu_threads", setCpuThreads(options.cpuThreads)}};
+    report["options"] = {
+        {"device", device},
+        {"dtype", toString(options.dtype)},
+        {"cached", options.cached},
+        {"block", options.blockLength},
+        {"iterations", options.passIterations},
+        {"generate_tokens", options.generateTokens},
+        {"bandwidth_bytes_per_s", options.bandwidth},
+        {"bandwidth_source", args.has("bandwidth") ? "--bandwidth" : bandwidthSource},
+        {"cuda_graphs", options.cudaGraphs},
+        {"cpu_threads", setCpuThreads(options.cpuThreads)}};
     report["results"] = runModelBenchmark(options);
     if (args.has("output"))
         writeFileAtomically(args.value("output"), report.dump(2) + "\n");

@@ -26,7 +26,7 @@ struct ModelBenchOptions {
     std::int64_t blockLength = 4;      // tokens of the block that is denoised
     std::int64_t passIterations = 50;  // timed denoising passes (after warm-ups)
     std::int64_t generateTokens = 512; // tokens per generation
-    double bandwidth = 4.8e12;         // bytes/s for the weight-streaming bound (H200)
+    double bandwidth = 4.8e12;         // bytes/s for the weight-streaming bound (an H200's)
     bool cudaGraphs = true;
     int cpuThreads = 0; // 0: one per hardware thread
     // Runs transformers' Qwen3 on the same shapes (a Python script; empty: skipped).
