@@ -22,6 +22,11 @@ KernelBench's format in bench/kernelbench/ it measures, in one run:
   unconfined in a fresh Python process, both with the build already made.
 
 usage: eval_bench.py --dice BUILD/bin/dice --output FILE [--tasks relu softmax] [--repeats 4]
+                     [--sandbox-rounds 5] [--sandbox-cost-only] [--skip-kernelbench]
+
+Progress goes to stderr as each part starts and ends, and the result file is written after each
+part, so that a run cut short keeps what it measured ("complete" says whether it finished).
+--sandbox-cost-only measures the sandbox's cost alone (with the KernelBench builds it needs).
 """
 
 import argparse
@@ -40,6 +45,20 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+
+
+START = time.perf_counter()
+
+
+def progress(text):
+    print("[%6.1f s] %s" % (time.perf_counter() - START, text), file=sys.stderr, flush=True)
+
+
+def write_report(report, path):
+    with open(path + ".tmp", "w") as f:
+        json.dump(report, f, indent=2)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
 
 
 def load_task(name):
@@ -292,6 +311,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=4)
     parser.add_argument("--skip-kernelbench", action="store_true")
     parser.add_argument("--sandbox-rounds", type=int, default=5)
+    parser.add_argument("--sandbox-cost-only", action="store_true")
     parser.add_argument("--kernelbench-once", help=argparse.SUPPRESS)
     parser.add_argument("--build-dir", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -306,10 +326,13 @@ def main():
         # Paths of this machine stay out of the result: the program is named relative to the
         # source tree, the output by its file name.
         "command": "bench/eval_bench.py --dice %s --output %s --tasks %s --repeats %d "
-                   "--sandbox-rounds %d" % (
+                   "--sandbox-rounds %d%s%s" % (
                        os.path.relpath(os.path.abspath(args.dice), ROOT),
                        os.path.basename(args.output), " ".join(args.tasks), args.repeats,
-                       args.sandbox_rounds),
+                       args.sandbox_rounds,
+                       " --sandbox-cost-only" if args.sandbox_cost_only else "",
+                       " --skip-kernelbench" if args.skip_kernelbench else ""),
+        "complete": False,
         "time": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": {"gpu": torch.cuda.get_device_name(0), "torch": torch.__version__,
                     "cuda": torch.version.cuda, "python": platform.python_version()},
@@ -340,65 +363,80 @@ def main():
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                        for t in args.tasks]
 
-    native = {t: native_cold(args.dice, t) for t in args.tasks}
-    warm, throughput, warm_wall = native_warm(args.dice, args.tasks, args.repeats)
-    agreement = {}
-    for t in args.tasks:
-        python_ms = python_reference_timing(torch, t)
-        ours = statistics.median(warm[t]["reference_medians_ms"])
-        agreement[t] = {"evaluator_reference_median_ms": ours, "python_events_median_ms": python_ms,
-                        "ratio": ours / python_ms, "within_5_percent": abs(ours / python_ms - 1) <= 0.05}
+    native, warm, throughput, agreement, kernelbench, comparison, noise = {}, {}, None, {}, {}, {}, {}
+    if not args.sandbox_cost_only:
+        progress("native evaluations in fresh processes")
+        native = {t: native_cold(args.dice, t) for t in args.tasks}
+        report["native_cold"] = native
+        write_report(report, args.output)
+        progress("native evaluations by one warm worker, %d rounds" % args.repeats)
+        warm, throughput, warm_wall = native_warm(args.dice, args.tasks, args.repeats)
+        report.update({"native_warm": warm, "warm_throughput_evaluations_per_minute": throughput,
+                       "native_warm_process_wall_s": warm_wall})
+        progress("reference timing against torch.cuda.Event")
+        for t in args.tasks:
+            python_ms = python_reference_timing(torch, t)
+            ours = statistics.median(warm[t]["reference_medians_ms"])
+            agreement[t] = {"evaluator_reference_median_ms": ours,
+                            "python_events_median_ms": python_ms, "ratio": ours / python_ms,
+                            "within_5_percent": abs(ours / python_ms - 1) <= 0.05}
+        noise = {t: {"candidate_cv": warm[t]["candidate_cv"],
+                     "candidate_median_ms": statistics.median(warm[t]["candidate_medians_ms"]),
+                     "below_3_percent": warm[t]["candidate_cv"] is not None
+                     and warm[t]["candidate_cv"] < 0.03}
+                 for t in args.tasks if warm[t]["candidate_medians_ms"]}
+        report.update({"timing_agreement": agreement, "noise": noise})
+        write_report(report, args.output)
 
-    kernelbench = {}
     if pool:
+        progress("waiting for KernelBench's load_inline builds")
         for t, fut in futures.items():
             _, compile_s = fut.result()
             kernelbench[t] = {"compile_s": compile_s}
         kernelbench_compile_wall = time.perf_counter() - compile_start
         pool.shutdown()
-        for t in args.tasks:
-            kernelbench[t] = kernelbench_eval(torch, t, kernelbench[t]["compile_s"])
-            torch.cuda.empty_cache()
         report["kernelbench_parallel_compile_wall_s"] = kernelbench_compile_wall
+        progress("builds made in %.1f s" % kernelbench_compile_wall)
+        if not args.sandbox_cost_only:
+            progress("KernelBench's protocol on the same problems")
+            for t in args.tasks:
+                kernelbench[t] = kernelbench_eval(torch, t, kernelbench[t]["compile_s"])
+                torch.cuda.empty_cache()
+        report["kernelbench"] = kernelbench
+        write_report(report, args.output)
 
+    progress("sandbox cost: native, %d rounds of confined and unconfined" % args.sandbox_rounds)
     cost = {"native": sandbox_cost(args.dice, args.tasks, args.sandbox_rounds)}
+    report["sandbox_cost"] = cost
+    write_report(report, args.output)
     if not args.skip_kernelbench:
         for build in cost_builds:
             build.wait()
+        progress("sandbox cost: KernelBench, %d rounds" % args.sandbox_rounds)
         cost["kernelbench"] = kernelbench_sandbox_cost(args.dice, args.tasks, args.sandbox_rounds,
                                                        cost_folders)
     report["sandbox_cost"] = cost
 
-    comparison = {}
-    for t in args.tasks:
-        entry = {"native_end_to_end_s": native[t]["process_wall_s"]}
-        if t in kernelbench:
-            entry["kernelbench_end_to_end_s"] = kernelbench[t]["total_s"]
-            entry["ratio"] = kernelbench[t]["total_s"] / native[t]["process_wall_s"]
-            entry["at_least_20x"] = entry["ratio"] >= 20
-        comparison[t] = entry
-
-    noise = {t: {"candidate_cv": warm[t]["candidate_cv"],
-                 "candidate_median_ms": statistics.median(warm[t]["candidate_medians_ms"]),
-                 "below_3_percent": warm[t]["candidate_cv"] is not None
-                 and warm[t]["candidate_cv"] < 0.03}
-             for t in args.tasks if warm[t]["candidate_medians_ms"]}
-
-    report.update({"native_cold": native, "native_warm": warm,
-                   "warm_throughput_evaluations_per_minute": throughput,
-                   "native_warm_process_wall_s": warm_wall, "kernelbench": kernelbench,
-                   "end_to_end": comparison, "timing_agreement": agreement, "noise": noise})
-    with open(args.output, "w") as f:
-        json.dump(report, f, indent=2)
-        f.write("\n")
+    if native:
+        for t in args.tasks:
+            entry = {"native_end_to_end_s": native[t]["process_wall_s"]}
+            if "total_s" in kernelbench.get(t, {}):
+                entry["kernelbench_end_to_end_s"] = kernelbench[t]["total_s"]
+                entry["ratio"] = kernelbench[t]["total_s"] / native[t]["process_wall_s"]
+                entry["at_least_20x"] = entry["ratio"] >= 20
+            comparison[t] = entry
+        report["end_to_end"] = comparison
+    report["complete"] = True
+    write_report(report, args.output)
+    progress("done")
 
     print("bench-eval summary (%s)" % report["machine"]["gpu"])
-    for t in args.tasks:
+    for t in args.tasks if native else []:
         n = native[t]
         print("  %-8s native: NVRTC %.1f ms, evaluation %.2f s, process %.2f s (%s)"
               % (t, n["nvrtc_compile_ms"], n["evaluation_ms"] / 1000, n["process_wall_s"],
                  n["verdict"]))
-        if t in kernelbench:
+        if "total_s" in kernelbench.get(t, {}):
             k = kernelbench[t]
             print("  %-8s KernelBench protocol: compile %.1f s + evaluation %.1f s = %.1f s -> %.1fx"
                   % (t, k["compile_s"], k["eval_s"], k["total_s"], comparison[t]["ratio"]))

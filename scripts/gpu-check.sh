@@ -81,7 +81,10 @@ for step in "${steps[@]}"; do
             --output "bench-counters-$device.json" || status=1
         ;;
     bench-eval)
-        "$python" "$here/bench/eval_bench.py" --dice "$dice" \
+        # BENCH_EVAL_ARGS adds options (--sandbox-cost-only, --sandbox-rounds N) when a call's
+        # time is short; the file is written after each part.
+        # shellcheck disable=SC2086
+        "$python" "$here/bench/eval_bench.py" --dice "$dice" ${BENCH_EVAL_ARGS:-} \
             --output "bench-eval-$device.json" || status=1
         ;;
     kernelbench-import | kernelbench-agreement | bench-reward-kernelbench)
