@@ -353,15 +353,17 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
     std::size_t reported = 0;
     // When each verdict came, to tell the first pass from the rounds with more memory.
     std::vector<double> reportedAt(items.size(), 0.0);
-    const auto judged = service->judge(items, [&](std::size_t done, std::size_t total,
-                                                  std::size_t index, const Judged&) {
-        if (index < reportedAt.size())
-            reportedAt[index] =
+    const auto judged = service->judge(
+        items, [&](std::size_t done, std::size_t total, std::size_t index, const Judged&) {
+            const double now =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        if (done * 10 / total != reported * 10 / total || done == total)
-            say(progress, std::to_string(done) + "/" + std::to_string(total) + " judged");
-        reported = done;
-    });
+            if (index < reportedAt.size())
+                reportedAt[index] = now;
+            if (done * 10 / total != reported * 10 / total || done == total)
+                say(progress, std::to_string(done) + "/" + std::to_string(total) + " judged in " +
+                                  formatFixed(now, 1) + " s");
+            reported = done;
+        });
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     int moreMemory = 0;
@@ -537,7 +539,12 @@ nlohmann::json runKernelBenchRewardBenchmark(const KernelBenchRewardBenchOptions
             firstVerdictSeconds =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         if (done % 8 == 0 || done == total)
-            say(progress, std::to_string(done) + "/" + std::to_string(total) + " judged");
+            say(progress, std::to_string(done) + "/" + std::to_string(total) + " judged in " +
+                              formatFixed(std::chrono::duration<double>(
+                                              std::chrono::steady_clock::now() - started)
+                                              .count(),
+                                          1) +
+                              " s");
     });
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
