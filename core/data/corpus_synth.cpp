@@ -21,6 +21,10 @@ std::string toString(CorpusSplit split) {
         return "heldout_variant";
     case CorpusSplit::HeldOutFamily:
         return "heldout_family";
+    case CorpusSplit::HeldOutComposition:
+        return "heldout_composition";
+    case CorpusSplit::HeldOutPrimitive:
+        return "heldout_primitive";
     }
     return "train";
 }
@@ -565,6 +569,170 @@ SynthTask makeMapTask(const MapFamily& family, Rng& rng, int variant) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Expression trees: elementwise maps drawn as random trees over primitives, so that a model is
+// measured on compositions it never saw (every primitive trained, some parent-child pairs never)
+// and on primitives it never saw, rather than on templates it can recall.
+
+struct Primitive {
+    std::string name;
+    int arity = 1;
+    std::string cuda; // $A$ and $B$ are the operands, $C$ a drawn constant
+    std::string ts;
+};
+
+// Every template's result is a leaf, a call or wrapped in parentheses, so an operand needs none
+// of its own.
+const std::vector<Primitive>& primitives() {
+    static const std::vector<Primitive> list = {
+        {"relu", 1, "fmaxf($A$, 0.0f)", "torch.relu($A$)"},
+        {"tanh", 1, "tanhf($A$)", "torch.tanh($A$)"},
+        {"sigmoid", 1, "(1.0f / (1.0f + expf(-$A$)))", "torch.sigmoid($A$)"},
+        {"abs", 1, "fabsf($A$)", "torch.abs($A$)"},
+        {"square", 1, "($A$ * $A$)", "torch.square($A$)"},
+        {"neg", 1, "(-$A$)", "(-$A$)"},
+        {"erf", 1, "erff($A$)", "torch.erf($A$)"},
+        {"scale", 1, "($C$ * $A$)", "($C$ * $A$)"},
+        {"shift", 1, "($A$ + $C$)", "($A$ + $C$)"},
+        {"softsign", 1, "($A$ / (1.0f + fabsf($A$)))", "($A$ / (1.0 + torch.abs($A$)))"},
+        {"sin", 1, "sinf($A$)", "torch.sin($A$)"},
+        {"add", 2, "($A$ + $B$)", "($A$ + $B$)"},
+        {"sub", 2, "($A$ - $B$)", "($A$ - $B$)"},
+        {"mul", 2, "($A$ * $B$)", "($A$ * $B$)"},
+        {"max", 2, "fmaxf($A$, $B$)", "torch.maximum($A$, $B$)"},
+        {"min", 2, "fminf($A$, $B$)", "torch.minimum($A$, $B$)"},
+    };
+    return list;
+}
+
+// Never in a training tree: trees with one of them are the held-out primitives' split.
+const std::set<std::string>& heldOutPrimitives() {
+    static const std::set<std::string> names = {"softsign", "sin"};
+    return names;
+}
+
+// Parent-child pairs of trained primitives never in a training tree: trees with one of them and
+// no held-out primitive are the held-out compositions' split.
+const std::set<std::pair<std::string, std::string>>& heldOutPairs() {
+    static const std::set<std::pair<std::string, std::string>> pairs = {
+        {"sigmoid", "mul"}, {"tanh", "sub"}, {"relu", "max"}, {"square", "tanh"}, {"mul", "erf"}};
+    return pairs;
+}
+
+struct Tree {
+    std::string cuda;
+    std::string ts;
+    std::set<std::string> used;                          // primitives
+    std::set<std::pair<std::string, std::string>> pairs; // parent, child primitive
+    std::set<std::string> leaves;                        // inputs read
+    std::string root;                                    // primitive at the root, or ""
+    int nodes = 0;
+    // A binary node with two equal operands (x - x, x + x): nobody writes those.
+    bool degenerate = false;
+};
+
+Tree drawTree(Rng& rng, const std::vector<std::string>& inputs, int depth) {
+    Tree t;
+    // Leaves come early a third of the time, so trees are of uneven shape.
+    if (depth == 0 || pickInt(rng, 0, 2) == 0) {
+        const std::string& leaf = pick(rng, inputs);
+        t.cuda = t.ts = leaf;
+        t.leaves.insert(leaf);
+        return t;
+    }
+    const Primitive& p = pick(rng, primitives());
+    std::vector<Tree> children;
+    for (int k = 0; k < p.arity; ++k)
+        children.push_back(drawTree(rng, inputs, depth - 1));
+    std::map<std::string, std::string> cuda = {{"A", children[0].cuda}};
+    std::map<std::string, std::string> ts = {{"A", children[0].ts}};
+    if (p.arity == 2) {
+        cuda["B"] = children[1].cuda;
+        ts["B"] = children[1].ts;
+    }
+    if (p.cuda.find("$C$") != std::string::npos) {
+        const double c = p.name == "scale"
+                             ? pick(rng, std::vector<double>{0.5, 2.0, -1.5, 0.25, 3.0})
+                             : pick(rng, std::vector<double>{1.0, -0.5, 0.25, -2.0});
+        cuda["C"] = cudaFloat(c);
+        ts["C"] = pyFloat(c);
+    }
+    t.cuda = fill(p.cuda, cuda);
+    t.ts = fill(p.ts, ts);
+    t.root = p.name;
+    t.used.insert(p.name);
+    t.nodes = 1;
+    t.degenerate = p.arity == 2 && children[0].cuda == children[1].cuda;
+    for (const Tree& c : children) {
+        t.used.insert(c.used.begin(), c.used.end());
+        t.pairs.insert(c.pairs.begin(), c.pairs.end());
+        t.leaves.insert(c.leaves.begin(), c.leaves.end());
+        t.nodes += c.nodes;
+        t.degenerate = t.degenerate || c.degenerate;
+        if (!c.root.empty())
+            t.pairs.insert({p.name, c.root});
+    }
+    return t;
+}
+
+CorpusSplit treeSplit(const Tree& t) {
+    for (const auto& name : t.used)
+        if (heldOutPrimitives().count(name))
+            return CorpusSplit::HeldOutPrimitive;
+    for (const auto& pair : t.pairs)
+        if (heldOutPairs().count(pair))
+            return CorpusSplit::HeldOutComposition;
+    return CorpusSplit::Train;
+}
+
+struct TreeFamily {
+    std::string name;
+    std::vector<std::string> inputs;
+};
+
+std::vector<TreeFamily> treeFamilies() {
+    return {{"expr_tree_unary", {"x"}}, {"expr_tree_binary", {"a", "b"}}};
+}
+
+// Which split variant `variant` of a tree family draws for: the last ones the held-out
+// compositions' and primitives' (about 15% and 10%), the rest training trees.
+CorpusSplit plannedTreeSplit(int variant, int variants) {
+    const int compositions = static_cast<int>(variants * 0.15 + 0.5);
+    const int primitivesHeld = static_cast<int>(variants * 0.10 + 0.5);
+    if (variant >= variants - primitivesHeld)
+        return CorpusSplit::HeldOutPrimitive;
+    if (variant >= variants - primitivesHeld - compositions)
+        return CorpusSplit::HeldOutComposition;
+    return CorpusSplit::Train;
+}
+
+SynthTask makeTreeTask(const TreeFamily& family, Rng& rng, int variant, CorpusSplit want) {
+    // Drawn again until the tree belongs to the split wanted, reads every input and composes at
+    // least two primitives; the draws are the family's own stream, so this is deterministic.
+    for (int attempt = 0; attempt < 100000; ++attempt) {
+        const Tree t = drawTree(rng, family.inputs, pickInt(rng, 2, 4));
+        if (t.nodes < 2 || t.degenerate || t.leaves.size() != family.inputs.size() ||
+            treeSplit(t) != want || t.cuda.size() > 600)
+            continue;
+        const std::string text = t.ts;
+        MapFamily map{family.name, 2, family.inputs,
+                      [&](Rng&, std::string& c, std::string& ts, std::string& title,
+                          std::string& description) {
+                          c = t.cuda;
+                          ts = text;
+                          title = "Elementwise expression";
+                          description = "Elementwise " + text + ".";
+                      },
+                      false};
+        SynthTask out = makeMapTask(map, rng, variant);
+        out.task.tags.push_back("expression-tree");
+        out.split = want;
+        return out;
+    }
+    throw Error("no expression tree of the " + toString(want) + " split was drawn for " +
+                family.name);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Row-broadcast maps: x [B, D] with per-column parameters.
 
 struct RowMapFamily {
@@ -1083,6 +1251,8 @@ std::vector<FamilyInfo> synthFamilies() {
     for (const auto& f : rowNormFamilies())
         out.push_back({f.name, f.level, "row_norm"});
     out.push_back({"cumsum", 1, "scan"});
+    for (const auto& f : treeFamilies())
+        out.push_back({f.name, 2, "map"});
     return out;
 }
 
@@ -1106,7 +1276,10 @@ std::vector<SynthTask> synthesizeTasks(const SynthOptions& options) {
         throw Error("variants per family must be between 1 and 10000");
 
     std::vector<SynthTask> out;
-    auto emit = [&](const std::string& family, const std::function<SynthTask(Rng&, int)>& make) {
+    // A family whose tasks choose their own split (the expression trees) keeps it unless the
+    // whole family is held out.
+    auto emit = [&](const std::string& family, const std::function<SynthTask(Rng&, int)>& make,
+                    bool ownSplit = false) {
         // Each family draws from its own stream, so adding a family changes no other's tasks.
         Rng rng(options.seed * 1000003ULL + std::hash<std::string>{}(family));
         const int heldOutVariants =
@@ -1117,7 +1290,7 @@ std::vector<SynthTask> synthesizeTasks(const SynthOptions& options) {
             SynthTask t = make(rng, v);
             if (heldOutSet.count(family))
                 t.split = CorpusSplit::HeldOutFamily;
-            else if (v >= options.variantsPerFamily - heldOutVariants)
+            else if (!ownSplit && v >= options.variantsPerFamily - heldOutVariants)
                 t.split = CorpusSplit::HeldOutVariant;
             out.push_back(std::move(t));
         }
@@ -1131,6 +1304,13 @@ std::vector<SynthTask> synthesizeTasks(const SynthOptions& options) {
     for (const auto& f : rowNormFamilies())
         emit(f.name, [&](Rng& rng, int v) { return makeRowNormTask(f, rng, v); });
     emit("cumsum", [&](Rng& rng, int v) { return makeScanTask(rng, v); });
+    for (const auto& f : treeFamilies())
+        emit(
+            f.name,
+            [&](Rng& rng, int v) {
+                return makeTreeTask(f, rng, v, plannedTreeSplit(v, options.variantsPerFamily));
+            },
+            true);
     return out;
 }
 

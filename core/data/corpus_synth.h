@@ -16,7 +16,11 @@ namespace dice {
 enum class CorpusSplit {
     Train,          // used for training
     HeldOutVariant, // a family seen in training, with shapes, constants or compositions it is not
-    HeldOutFamily   // a family never seen in training
+    HeldOutFamily,  // a family never seen in training
+    // Expression trees whose primitives were all trained but one of whose parent-child pairs
+    // never was.
+    HeldOutComposition,
+    HeldOutPrimitive // expression trees with a primitive never seen in training
 };
 std::string toString(CorpusSplit split);
 

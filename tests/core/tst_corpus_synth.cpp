@@ -2,6 +2,9 @@
 #include <torch/jit.h>
 #include <torch/script.h>
 
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/ir/ir.h>
+
 #include "core/common/error.h"
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/data/corpus_synth.h"
@@ -29,6 +32,43 @@ torch::Tensor makeInput(const dice::Task& task, const dice::TensorSpec& spec) {
     if (spec.init.kind == dice::InitSpec::Kind::Uniform)
         return torch::rand(shape, torch::kFloat64) * (spec.init.b - spec.init.a) + spec.init.a;
     return torch::randn(shape, torch::kFloat64) * spec.init.b + spec.init.a;
+}
+
+// What TorchScript's own compiler makes of an expression tree's reference: the operators it
+// calls and the (consumer, producer) pairs among them, a tensor-by-tensor product named "mul" and
+// a product by a constant "scale".
+struct ReferenceGraph {
+    std::set<std::string> ops;
+    std::set<std::pair<std::string, std::string>> pairs;
+    bool readsEveryInput = true;
+};
+
+ReferenceGraph referenceGraph(const std::string& reference) {
+    auto unit = torch::jit::compile(reference);
+    const auto graph = torch::jit::toGraphFunction(unit->get_function("reference")).graph();
+    auto name = [](const torch::jit::Node* n) -> std::string {
+        std::string kind = n->kind().toUnqualString();
+        if (kind == "mul" && n->inputs().size() == 2 &&
+            n->inputs()[1]->type()->kind() != c10::TypeKind::TensorType)
+            return "scale";
+        if (kind == "maximum")
+            return "max";
+        if (kind == "minimum")
+            return "min";
+        return kind;
+    };
+    ReferenceGraph out;
+    for (const torch::jit::Value* in : graph->inputs())
+        out.readsEveryInput = out.readsEveryInput && !in->uses().empty();
+    for (const torch::jit::Node* n : graph->nodes()) {
+        if (n->kind().ns() != c10::namespaces::aten)
+            continue;
+        out.ops.insert(name(n));
+        for (const torch::jit::Value* in : n->inputs())
+            if (in->node()->kind().ns() == c10::namespaces::aten)
+                out.pairs.insert({name(n), name(in->node())});
+    }
+    return out;
 }
 
 } // namespace
@@ -62,6 +102,9 @@ private Q_SLOTS:
             const bool held = std::find(heldOut.begin(), heldOut.end(), f.name) != heldOut.end();
             if (held) {
                 QCOMPARE(splits[f.name], (std::set<std::string>{"heldout_family"}));
+            } else if (f.name.rfind("expr_tree_", 0) == 0) {
+                QCOMPARE(splits[f.name], (std::set<std::string>{"train", "heldout_composition",
+                                                                "heldout_primitive"}));
             } else {
                 QVERIFY(splits[f.name].count("train"));
                 QVERIFY(splits[f.name].count("heldout_variant"));
@@ -86,6 +129,51 @@ private Q_SLOTS:
         QVERIFY(differ > static_cast<int>(a.size()) / 2);
         options.heldOutFamilies = {"no_such_family"};
         QVERIFY_THROWS_EXCEPTION(dice::Error, dice::synthesizeTasks(options));
+    }
+
+    // The expression trees' splits, read from what TorchScript compiles their references to:
+    // training trees never call a held-out primitive (sin; softsign, the only division) nor
+    // hold a held-out parent-child pair; held-out compositions hold such a pair of trained
+    // primitives; held-out primitives call one.
+    void expressionTreeSplits() {
+        dice::SynthOptions options;
+        options.variantsPerFamily = 40;
+        const std::set<std::pair<std::string, std::string>> heldPairs = {
+            {"sigmoid", "mul"}, {"tanh", "sub"}, {"relu", "max"},
+            {"square", "tanh"}, {"mul", "erf"},  {"erf", "mul"}};
+        std::map<std::string, int> counts;
+        std::set<std::string> trainedOps;
+        for (const auto& t : dice::synthesizeTasks(options)) {
+            if (t.family.rfind("expr_tree_", 0) != 0)
+                continue;
+            const auto g = referenceGraph(t.task.reference);
+            const bool heldPrimitive = g.ops.count("sin") || g.ops.count("div");
+            bool heldPair = false;
+            for (const auto& pair : g.pairs)
+                heldPair = heldPair || (heldPairs.count(pair) &&
+                                        // mul's operands are both its inputs: either order.
+                                        (pair.first != "erf" || pair.second == "mul"));
+            const std::string split = dice::toString(t.split);
+            ++counts[split];
+            const std::string what = t.task.name + ": " + t.task.reference;
+            if (split == "train") {
+                QVERIFY2(!heldPrimitive && !heldPair, what.c_str());
+                trainedOps.insert(g.ops.begin(), g.ops.end());
+            } else if (split == "heldout_composition") {
+                QVERIFY2(!heldPrimitive && heldPair, what.c_str());
+            } else {
+                QCOMPARE(split, std::string("heldout_primitive"));
+                QVERIFY2(heldPrimitive, what.c_str());
+            }
+            QVERIFY2(g.readsEveryInput, what.c_str());
+        }
+        QCOMPARE(counts["train"], 2 * 30);
+        QCOMPARE(counts["heldout_composition"], 2 * 6);
+        QCOMPARE(counts["heldout_primitive"], 2 * 4);
+        // Training covers every trained primitive the held-out compositions are made of.
+        for (const char* op : {"relu", "tanh", "sigmoid", "abs", "square", "neg", "erf", "scale",
+                               "add", "sub", "mul", "max", "min"})
+            QVERIFY2(trainedOps.count(op), op);
     }
 
     // Every reference is TorchScript that compiles and computes the right shape; the task files
