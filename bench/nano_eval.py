@@ -63,8 +63,12 @@ def main():
         families = {}
         # Spread the sample over families: the first task of each family, then the second, ...
         for r in rows:
-            if r["split"] == a.split and r["kind"] == a.kind and (kept is None or
-                                                                  r["task"] in kept):
+            # An infilling question is judged by splicing its one hole: questions asked with
+            # later holes still open (the Infill area's order) are left out here.
+            one_hole = a.kind != "infill" or r["prompt"].split("Skeleton:\n", 1)[1].count(
+                "{{hole") == 1
+            if r["split"] == a.split and r["kind"] == a.kind and one_hole and (
+                    kept is None or r["task"] in kept):
                 families.setdefault(r["family"], []).append(r)
         rank = 0
         while len(chosen) < a.limit and any(len(v) > rank for v in families.values()):

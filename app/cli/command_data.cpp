@@ -11,6 +11,7 @@
 
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace dice::cli {
@@ -18,8 +19,9 @@ namespace dice::cli {
 namespace {
 
 int synth(const std::vector<std::string>& words) {
-    const Arguments args(words, {"help", "list-families"},
-                         {"output", "seed", "variants", "held-out-families", "held-out-share"});
+    const Arguments args(
+        words, {"help", "list-families"},
+        {"output", "seed", "variants", "held-out-families", "held-out-share", "families"});
     if (!args.ok()) {
         std::cerr << "dice data synth: " << args.error() << "\n";
         return 2;
@@ -27,10 +29,12 @@ int synth(const std::vector<std::string>& words) {
     if (args.flag("help")) {
         std::cout
             << "usage: dice data synth --output DIR [--seed N] [--variants N]\n"
-               "       [--held-out-families A,B,...] [--held-out-share X] [--list-families]\n\n"
-               "Generates native tasks and their solutions over the operator families, and\n"
-               "the training examples made from them (generation and infilling), with\n"
-               "held-out variants and held-out families (docs/corpus-format.md).\n";
+               "       [--held-out-families A,B,...] [--held-out-share X] [--families A,B,...]\n"
+               "       [--list-families]\n\n"
+               "Generates native tasks and their solutions over the operator families (all, or\n"
+               "those --families names), and the training examples made from them (generation\n"
+               "and infilling), with held-out variants and held-out families\n"
+               "(docs/corpus-format.md).\n";
         return 0;
     }
     if (args.flag("list-families")) {
@@ -47,13 +51,17 @@ int synth(const std::vector<std::string>& words) {
     options.variantsPerFamily = args.integer("variants", options.variantsPerFamily);
     options.heldOutVariantShare = args.number("held-out-share", options.heldOutVariantShare);
     options.heldOutFamilies = splitList(args.value("held-out-families"));
+    options.families = splitList(args.value("families"));
     const auto tasks = synthesizeTasks(options);
     const auto examples = writeCorpus(args.value("output"), tasks, options);
     std::map<std::string, int> splits;
     for (const auto& t : tasks)
         ++splits[toString(t.split)];
-    std::cout << tasks.size() << " tasks over " << synthFamilies().size() << " families, "
-              << examples << " examples";
+    std::set<std::string> families;
+    for (const auto& t : tasks)
+        families.insert(t.family);
+    std::cout << tasks.size() << " tasks over " << families.size() << " families, " << examples
+              << " examples";
     for (const auto& [split, count] : splits)
         std::cout << ", " << split << " " << count;
     std::cout << "\n";

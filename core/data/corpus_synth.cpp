@@ -1271,6 +1271,10 @@ std::vector<SynthTask> synthesizeTasks(const SynthOptions& options) {
     for (const auto& name : heldOut)
         if (!known.count(name))
             throw Error("unknown family \"" + name + "\" among the held-out families");
+    for (const auto& name : options.families)
+        if (!known.count(name))
+            throw Error("unknown family \"" + name + "\" among the families asked for");
+    const std::set<std::string> wanted(options.families.begin(), options.families.end());
     const std::set<std::string> heldOutSet(heldOut.begin(), heldOut.end());
     if (options.variantsPerFamily < 1 || options.variantsPerFamily > 10000)
         throw Error("variants per family must be between 1 and 10000");
@@ -1280,6 +1284,8 @@ std::vector<SynthTask> synthesizeTasks(const SynthOptions& options) {
     // whole family is held out.
     auto emit = [&](const std::string& family, const std::function<SynthTask(Rng&, int)>& make,
                     bool ownSplit = false) {
+        if (!wanted.empty() && !wanted.count(family))
+            return;
         // Each family draws from its own stream, so adding a family changes no other's tasks.
         Rng rng(options.seed * 1000003ULL + std::hash<std::string>{}(family));
         const int heldOutVariants =

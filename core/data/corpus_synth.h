@@ -38,6 +38,9 @@ struct SynthOptions {
     double heldOutVariantShare = 0.15;
     // Families never seen in training; empty takes the default choice.
     std::vector<std::string> heldOutFamilies;
+    // The families to make tasks of; empty makes all. Each family draws from a stream of its own,
+    // so a family's tasks are the same whichever others are made.
+    std::vector<std::string> families;
 };
 
 struct FamilyInfo {
@@ -49,7 +52,7 @@ struct FamilyInfo {
 std::vector<FamilyInfo> synthFamilies();
 std::vector<std::string> defaultHeldOutFamilies();
 
-// Deterministic for a given seed. Throws dice::Error for unknown held-out families.
+// Deterministic for a given seed. Throws dice::Error for unknown families (held out or asked).
 std::vector<SynthTask> synthesizeTasks(const SynthOptions& options);
 
 } // namespace dice

@@ -39,6 +39,19 @@ std::vector<CorpusExample> corpusExamples(const SynthTask& t) {
         infill.answer = skeleton->bodies[target];
         out.push_back(infill);
     }
+    // The Infill area fills a skeleton of several holes one at a time, in order: the holes before
+    // the one asked hold what was proposed for them, those after it are still holes. Those
+    // questions are asked as the area asks them (the last hole's is the one above).
+    for (std::size_t target = 0; target + 1 < skeleton->holes.size(); ++target) {
+        CorpusExample infill = generate;
+        infill.kind = "infill";
+        infill.hole = skeleton->holes[target];
+        infill.id = t.task.name + "/infill-in-order/" + infill.hole;
+        infill.prompt =
+            nativeInfillPrompt(t.task, skeletonFilledBefore(*skeleton, target), infill.hole);
+        infill.answer = skeleton->bodies[target];
+        out.push_back(infill);
+    }
     return out;
 }
 

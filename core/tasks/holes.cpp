@@ -142,18 +142,30 @@ std::string makeHole(const std::string& text, std::size_t begin, std::size_t end
     return text.substr(0, begin) + holeMarker(name) + text.substr(end);
 }
 
+namespace {
+
+// The text with the skeleton's hole number k given its body (found again: fills move markers).
+std::string withBody(const std::string& text, const Skeleton& skeleton, std::size_t k) {
+    for (const auto& hole : findHoles(text))
+        if (hole.name == skeleton.holes[k])
+            return fillHole(text, hole, skeleton.bodies[k]);
+    return text;
+}
+
+} // namespace
+
 std::string skeletonWithOneHole(const Skeleton& skeleton, std::size_t target) {
     std::string text = skeleton.text;
-    for (std::size_t k = 0; k < skeleton.holes.size(); ++k) {
-        if (k == target)
-            continue;
-        for (const auto& hole : findHoles(text)) {
-            if (hole.name == skeleton.holes[k]) {
-                text = fillHole(text, hole, skeleton.bodies[k]);
-                break;
-            }
-        }
-    }
+    for (std::size_t k = 0; k < skeleton.holes.size(); ++k)
+        if (k != target)
+            text = withBody(text, skeleton, k);
+    return text;
+}
+
+std::string skeletonFilledBefore(const Skeleton& skeleton, std::size_t target) {
+    std::string text = skeleton.text;
+    for (std::size_t k = 0; k < target && k < skeleton.holes.size(); ++k)
+        text = withBody(text, skeleton, k);
     return text;
 }
 

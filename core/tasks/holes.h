@@ -54,5 +54,8 @@ std::optional<Skeleton> makeSkeleton(const std::string& candidate);
 // The skeleton with only its hole number `target` left: every other hole holds its body, as an
 // infilling question shows a kernel in context.
 std::string skeletonWithOneHole(const Skeleton& skeleton, std::size_t target);
+// The skeleton as a fill in order sees it when it reaches hole number `target`: the holes before
+// it hold their bodies, it and those after it are still holes.
+std::string skeletonFilledBefore(const Skeleton& skeleton, std::size_t target);
 
 } // namespace dice

@@ -11,6 +11,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 using namespace dice;
@@ -95,15 +98,25 @@ private Q_SLOTS:
     // another threshold without a GPU: the counts the GPU run would give at that threshold.
     void reusesTheH200Measurements() {
         QTemporaryDir dir;
-        SynthOptions options;
-        options.seed = 1;
-        options.variantsPerFamily = 24;
-        const auto tasks = synthesizeTasks(options);
-        const std::string corpus = dir.filePath("corpus").toStdString();
-        writeCorpus(corpus, tasks, options);
         const std::string measured =
             DICE_SOURCE_DIR "/bench/results/nano-curation-nvidia-h200.json";
         const auto original = nlohmann::json::parse(readTextFile(measured))["curation"];
+        // The corpus of that run: its families (later ones came after it), the same seed.
+        SynthOptions options;
+        options.seed = 1;
+        options.variantsPerFamily = 24;
+        std::set<std::string> keptThere;
+        for (const auto& t : original["tasks"]) {
+            const auto family = t["family"].get<std::string>();
+            if (std::find(options.families.begin(), options.families.end(), family) ==
+                options.families.end())
+                options.families.push_back(family);
+            if (t["kept"].get<bool>())
+                keptThere.insert(t["task"].get<std::string>());
+        }
+        const auto tasks = synthesizeTasks(options);
+        const std::string corpus = dir.filePath("corpus").toStdString();
+        writeCorpus(corpus, tasks, options);
         CurationOptions curation;
         curation.corpus = corpus;
         curation.output = dir.filePath("curated").toStdString();
@@ -112,8 +125,15 @@ private Q_SLOTS:
         const CurationReport same = curateCorpus(curation);
         QCOMPARE(same.kept, original["kept"].get<int>());
         QCOMPARE(same.verified, original["verified"].get<int>());
-        QCOMPARE(same.keptExamples, original["kept_examples"].get<std::size_t>());
         QCOMPARE(same.evaluationSeconds, original["evaluation_seconds"].get<double>());
+        // The same tasks kept. Their examples are counted again: a solution of several kernels
+        // now also gives the Infill area's in-order questions, which that run's corpus had not.
+        std::set<std::string> keptHere;
+        for (const auto& t : same.tasks)
+            if (t.kept)
+                keptHere.insert(t.task);
+        QCOMPARE(keptHere, keptThere);
+        QVERIFY(same.keptExamples >= original["kept_examples"].get<std::size_t>());
         // The re-thresholded report the GPU machine made from the same measurements.
         const auto again = nlohmann::json::parse(
             readTextFile(DICE_SOURCE_DIR
@@ -121,7 +141,7 @@ private Q_SLOTS:
         curation.threshold = again["threshold"].get<double>();
         const CurationReport lower = curateCorpus(curation);
         QCOMPARE(lower.kept, again["kept"].get<int>());
-        QCOMPARE(lower.keptExamples, again["kept_examples"].get<std::size_t>());
+        QVERIFY(lower.keptExamples >= again["kept_examples"].get<std::size_t>());
         // A lower threshold keeps a superset, a higher one a subset.
         curation.threshold = 2.0;
         const CurationReport higher = curateCorpus(curation);

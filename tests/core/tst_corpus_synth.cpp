@@ -233,21 +233,37 @@ private Q_SLOTS:
     void infillExamplesSpliceBack() {
         dice::SynthOptions options;
         options.variantsPerFamily = 2;
-        int infills = 0;
+        int infills = 0, inOrder = 0;
+        std::set<std::string> ids;
         for (const auto& t : dice::synthesizeTasks(options)) {
             const auto examples = dice::corpusExamples(t);
             QCOMPARE(examples.front().kind, std::string("generate"));
             QCOMPARE(examples.front().answer, t.solution);
+            const auto whole = dice::makeSkeleton(t.solution);
             for (size_t i = 1; i < examples.size(); ++i) {
                 const auto& e = examples[i];
+                QVERIFY2(ids.insert(e.id).second, e.id.c_str());
                 QCOMPARE(e.kind, std::string("infill"));
                 const auto at = e.prompt.find("Skeleton:\n");
                 QVERIFY(at != std::string::npos);
-                const std::string skeleton = e.prompt.substr(at + 10);
-                const auto holes = dice::findHoles(skeleton);
-                QCOMPARE(holes.size(), size_t(1));
+                std::string skeleton = e.prompt.substr(at + 10);
+                auto holes = dice::findHoles(skeleton);
+                QVERIFY(!holes.empty());
+                // The hole asked is the first one left, as the Infill area fills in order; the
+                // holes after it, given their bodies, give the candidate back.
                 QCOMPARE(holes[0].name, e.hole);
-                QCOMPARE(dice::fillHole(skeleton, holes[0], e.answer), t.solution);
+                skeleton = dice::fillHole(skeleton, holes[0], e.answer);
+                inOrder += holes.size() > 1;
+                for (holes = dice::findHoles(skeleton); !holes.empty();
+                     holes = dice::findHoles(skeleton)) {
+                    QVERIFY(whole.has_value());
+                    const auto k =
+                        std::find(whole->holes.begin(), whole->holes.end(), holes[0].name) -
+                        whole->holes.begin();
+                    QVERIFY(static_cast<size_t>(k) < whole->holes.size());
+                    skeleton = dice::fillHole(skeleton, holes[0], whole->bodies[k]);
+                }
+                QCOMPARE(skeleton, t.solution);
                 ++infills;
                 const auto back = dice::corpusExampleFromJson(dice::toJsonLine(e));
                 QCOMPARE(back.prompt, e.prompt);
@@ -255,6 +271,7 @@ private Q_SLOTS:
             }
         }
         QVERIFY(infills > 100);
+        QVERIFY(inOrder > 20);
         QVERIFY_THROWS_EXCEPTION(dice::Error, dice::corpusExampleFromJson("{\"id\": 3}"));
     }
 };
