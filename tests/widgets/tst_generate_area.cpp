@@ -24,6 +24,7 @@
 
 #include <qcustomplot.h>
 
+#include <QComboBox>
 #include <QFile>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -97,6 +98,48 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 60000);
         QVERIFY(failed.first().at(0).toString().contains("model.safetensors"));
         QVERIFY(!state.modelLoaded());
+    }
+
+    // The embedded model says what it was not trained on when it is asked it (a free request, a
+    // KernelBench prompt, a KernelBench file to fill); another model says nothing of the kind.
+    void theEmbeddedModelSaysWhatItWasNotTrainedOn() {
+        dice::WorkbenchState state;
+        state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
+        state.setCurrentTask(QStringLiteral("relu"));
+        dice::GenerateArea generate(&state);
+        dice::InfillArea infill(&state);
+        QVERIFY(loadModel(state, DICE_SOURCE_DIR "/resources/models/dice-nano"));
+        QVERIFY(state.embeddedModelLoaded());
+        QVERIFY2(generate.scopeNote().isEmpty(), qPrintable(generate.scopeNote()));
+        QComboBox* style = nullptr;
+        for (auto* box : generate.findChildren<QComboBox*>())
+            if (box->findText(QStringLiteral("KernelBench (Python)")) >= 0)
+                style = box;
+        QVERIFY(style);
+        style->setCurrentIndex(style->findText(QStringLiteral("KernelBench (Python)")));
+        QVERIFY2(generate.scopeNote().contains(QStringLiteral("not trained on KernelBench")),
+                 qPrintable(generate.scopeNote()));
+        generate.setFreePrompt(QStringLiteral("Write a fast matrix multiplication."));
+        QVERIFY2(generate.scopeNote().contains(QStringLiteral("free request")),
+                 qPrintable(generate.scopeNote()));
+
+        infill.setSkeleton(QStringLiteral("import torch\n\nclass ModelNew(torch.nn.Module):\n"
+                                          "    def forward(self, x):\n        {{hole:body}}\n"));
+        QVERIFY2(infill.statusText().contains(QStringLiteral("not KernelBench code")),
+                 qPrintable(infill.statusText()));
+        const auto skeleton = dice::makeSkeleton(
+            dice::readTextFile(DICE_SOURCE_DIR "/resources/solutions/relu.dice"));
+        QVERIFY(skeleton);
+        infill.setSkeleton(QString::fromStdString(skeleton->text));
+        QVERIFY2(infill.statusText().contains(QStringLiteral("whole kernel bodies")),
+                 qPrintable(infill.statusText()));
+
+        QVERIFY(loadModel(state, m_model));
+        QVERIFY(!state.embeddedModelLoaded());
+        QVERIFY(generate.scopeNote().isEmpty());
+        QCOMPARE(
+            infill.statusText(),
+            QStringLiteral("The model fills each hole using the rest of the file as context."));
     }
 
     void anEmptyPromptMessageGoesWhenATaskIsPicked() {

@@ -104,6 +104,11 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
     radios->addStretch(1);
     sourceLayout->addLayout(radios);
     sourceLayout->addWidget(m_prompt, 1);
+    m_scopeNote = new QLabel(m_sourceBox);
+    m_scopeNote->setObjectName(QStringLiteral("ScopeNote"));
+    m_scopeNote->setWordWrap(true);
+    m_scopeNote->setVisible(false);
+    sourceLayout->addWidget(m_scopeNote);
 
     m_decodingBox = new QGroupBox(this);
     m_form = new QFormLayout(m_decodingBox);
@@ -261,6 +266,7 @@ GenerateArea::GenerateArea(WorkbenchState* state, QWidget* parent)
             updateAvailability();
     });
     connect(m_state, &WorkbenchState::modelChanged, this, &GenerateArea::updateAvailability);
+    connect(m_state, &WorkbenchState::modelChanged, this, &GenerateArea::updateScopeNote);
     connect(m_strategy, &QComboBox::currentIndexChanged, this, [this] {
         m_threshold->setEnabled(m_strategy->currentIndex() == 1);
         m_ebThreshold->setEnabled(m_strategy->currentIndex() == 3);
@@ -429,7 +435,28 @@ SamplerOptions GenerateArea::samplerOptions() const {
     return o;
 }
 
+void GenerateArea::updateScopeNote() {
+    QString note;
+    if (m_state->embeddedModelLoaded()) {
+        if (!m_fromTask->isChecked())
+            note = tr("The embedded model, DICE-nano, was trained only on the workbench's task "
+                      "prompts (elementwise maps, row reductions and normalisations, softmax, "
+                      "cumulative sums): a free request gives text it never learnt to write. "
+                      "Pick a task, or load a DICE checkpoint.");
+        else if (m_promptStyle->currentIndex() == KernelBenchPrompt)
+            note = tr("The embedded model, DICE-nano, was not trained on KernelBench prompts: use "
+                      "the native prompt, or load a DICE checkpoint.");
+    }
+    m_scopeNote->setText(note);
+    m_scopeNote->setVisible(!note.isEmpty());
+}
+
+QString GenerateArea::scopeNote() const {
+    return m_scopeNote->text();
+}
+
 void GenerateArea::updatePrompt() {
+    updateScopeNote();
     const bool fromTask = m_fromTask->isChecked();
     m_prompt->setReadOnly(fromTask);
     m_promptStyle->setEnabled(fromTask);

@@ -44,6 +44,9 @@ public:
     bool generateEnabled() const;
     // The line under the buttons: the model, progress, or what stops a generation (tests read it).
     QString statusText() const;
+    // What the area says when the embedded model is asked something it was not trained on;
+    // empty when it says nothing.
+    QString scopeNote() const;
     DenoisingCanvas* canvas() const { return m_canvas; }
     DecodePlots* plots() const { return m_plots; }
     QSlider* timeline() const { return m_timeline; }
@@ -76,6 +79,7 @@ private:
     void retranslate();
     void updatePrompt();
     void updateAvailability();
+    void updateScopeNote();
     // Forgets the answer and its trace (stopping a generation in flight).
     void clearAnswer();
     // The answers, their traces and rates set back to none.
@@ -118,6 +122,7 @@ private:
     QPushButton* m_generate;
     QPushButton* m_stop;
     QLabel* m_status;
+    QLabel* m_scopeNote;
     QComboBox* m_colorMode;
     QLabel* m_colorLabel;
     DenoisingCanvas* m_canvas;

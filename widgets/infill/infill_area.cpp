@@ -348,8 +348,21 @@ void InfillArea::updateButtons() {
     else if (m_holes->topLevelItemCount() == 0)
         m_status->setText(tr("No holes. Select code and make a hole from it, or write "
                              "{{hole:NAME}} where the model should write."));
+    else if (m_state->embeddedModelLoaded() &&
+             infillDialect(text().toStdString()) == InfillDialect::KernelBench)
+        m_status->setText(tr("The embedded model, DICE-nano, was trained to fill the kernel "
+                             "bodies of native skeletons, not KernelBench code: load a DICE "
+                             "checkpoint to fill this file."));
+    else if (m_state->embeddedModelLoaded())
+        m_status->setText(tr("The embedded model, DICE-nano, fills each hole using the rest of "
+                             "the file as context; it was trained on holes that are whole kernel "
+                             "bodies of the workbench's task families."));
     else
         m_status->setText(tr("The model fills each hole using the rest of the file as context."));
+}
+
+QString InfillArea::statusText() const {
+    return m_status->text();
 }
 
 bool InfillArea::makeHoleFromSelection(const QString& name, QString* error) {

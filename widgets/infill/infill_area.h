@@ -41,6 +41,8 @@ public:
     DenoisingCanvas* canvas() const { return m_canvas; }
     // The skeleton the diff is taken against, and the editor's text.
     void setSkeleton(const QString& text);
+    // The line under the editor: what the area is doing, or what it needs.
+    QString statusText() const;
     QString skeleton() const { return m_skeleton; }
     QString text() const;
     QString diffText() const;

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "widgets/state/workbench_state.h"
 
+#include "core/common/file_util.h"
 #include "widgets/state/compile_service.h"
 #include "widgets/state/evaluation_service.h"
 #include "widgets/state/model_runner.h"
+
+#include <QDir>
+#include <QFileInfo>
 
 namespace dice {
 
@@ -32,9 +36,20 @@ WorkbenchState::WorkbenchState(const Options& options, QObject* parent)
     , m_runner(new ModelRunner(this))
     , m_evaluation(new EvaluationService(options.workerExecutable, m_store, this))
     , m_compile(new CompileService(this)) {
-    connect(m_runner, &ModelRunner::loaded, this,
-            [this] { setModelName(QString::fromStdString(m_runner->summary().name)); });
-    connect(m_runner, &ModelRunner::unloaded, this, [this] { setModelName(QString()); });
+    connect(m_runner, &ModelRunner::loaded, this, [this] {
+        const QString folder =
+            QFileInfo(QString::fromStdString(m_runner->summary().folder)).canonicalFilePath();
+        const QString embedded = QFileInfo(QDir(QString::fromStdString(dataDirectory()))
+                                               .filePath(QStringLiteral("models/dice-nano")))
+                                     .canonicalFilePath();
+        m_embeddedLoaded = !folder.isEmpty() && folder == embedded;
+        m_modelName.clear();
+        setModelName(QString::fromStdString(m_runner->summary().name));
+    });
+    connect(m_runner, &ModelRunner::unloaded, this, [this] {
+        m_embeddedLoaded = false;
+        setModelName(QString());
+    });
     connect(m_evaluation, &EvaluationService::stored, this, &WorkbenchState::runAdded);
 }
 

@@ -49,6 +49,9 @@ public:
     bool modelLoaded() const { return !m_modelName.isEmpty(); }
     QString modelName() const { return m_modelName; }
     void setModelName(const QString& name);
+    // The loaded model is the one shipped with the workbench (DICE-nano, docs/dice-nano.md),
+    // whose training the areas describe when they ask it something it was not trained on.
+    bool embeddedModelLoaded() const { return m_embeddedLoaded; }
 
     // Null when the store could not be opened (runStoreError() says why) or none was wanted.
     RunStore* runStore() const { return m_store.get(); }
@@ -82,6 +85,7 @@ private:
     std::optional<Task> m_current;
     QString m_candidate;
     QString m_modelName;
+    bool m_embeddedLoaded = false;
     QString m_storeError;
     std::shared_ptr<RunStore> m_store;
     std::optional<RunRecord> m_baseline;
