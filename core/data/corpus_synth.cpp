@@ -1240,6 +1240,189 @@ def forward(x: Tensor) -> Tensor:
 
 } // namespace
 
+// ---------------------------------------------------------------------------------------------
+// Row chains: fusions drawn as a chain of stages over the rows of x [B, D]: an elementwise map,
+// a row-wide stage (softmax, log-softmax, RMS norm, layer norm, L2 normalisation, centring), and
+// another elementwise map, in one kernel with one block per row.
+
+// A chain of 0 to `most` trained unary primitives around "$X$" (the operand), for CUDA and
+// TorchScript.
+std::pair<std::string, std::string> drawUnaryChain(Rng& rng, int least, int most) {
+    static const std::vector<std::string> names = {"relu", "tanh", "sigmoid", "abs",  "square",
+                                                   "neg",  "erf",  "scale",   "shift"};
+    std::string cuda = "$X$", ts = "$X$";
+    const int count = pickInt(rng, least, most);
+    for (int k = 0; k < count; ++k) {
+        const std::string& name = pick(rng, names);
+        const Primitive& p = *std::find_if(primitives().begin(), primitives().end(),
+                                           [&](const Primitive& q) { return q.name == name; });
+        std::map<std::string, std::string> c = {{"A", cuda}}, t = {{"A", ts}};
+        if (p.cuda.find("$C$") != std::string::npos) {
+            const double v = name == "scale" ? pick(rng, std::vector<double>{0.5, 2.0, -1.5, 0.25})
+                                             : pick(rng, std::vector<double>{1.0, -0.5, 0.25});
+            c["C"] = cudaFloat(v);
+            t["C"] = pyFloat(v);
+        }
+        cuda = fill(p.cuda, c);
+        ts = fill(p.ts, t);
+    }
+    return {cuda, ts};
+}
+
+struct RowStage {
+    std::string name;
+    std::string words;
+    std::vector<std::string> reductions; // block reductions the body uses
+    std::string body;                    // reads p(j) = pre(row[j]), writes o[j] = post(...)
+    std::string ts;                      // of y
+};
+
+const std::vector<RowStage>& rowStages() {
+    static const std::vector<RowStage> list = {
+        {"softmax",
+         "softmax",
+         {"max", "sum"},
+         R"(    float m = __int_as_float(0xff800000);
+    for (int j = threadIdx.x; j < d; j += blockDim.x)
+        m = fmaxf(m, pre(row[j]));
+    m = block_max(m, shared);
+    float s = 0.0f;
+    for (int j = threadIdx.x; j < d; j += blockDim.x)
+        s += expf(pre(row[j]) - m);
+    s = block_sum(s, shared);
+    for (int j = threadIdx.x; j < d; j += blockDim.x)
+        o[j] = post(expf(pre(row[j]) - m) / s);
+)",
+         "torch.softmax(y, 1)"},
+        {"log_softmax",
+         "log-softmax",
+         {"max", "sum"},
+         R"(    float m = __int_as_float(0xff800000);
+    for (int j = threadIdx.x; j < d; j += blockDim.x)
+        m = fmaxf(m, pre(row[j]));
+    m = block_max(m, shared);
+    float s = 0.0f;
+    for (int j = threadIdx.x; j < d; j += blockDim.x)
+        s += expf(pre(row[j]) - m);
+    s = block_sum(s, shared);
+    const float shift = m + logf(s);
+    for (int j = threadIdx.x; j < d; j += blockDim.x)
+        o[j] = post(pre(row[j]) - shift);
+)",
+         "torch.log_softmax(y, 1)"},
+        {"rms_norm",
+         "RMS normalisation",
+         {"sum"},
+         R"(    float s = 0.0f;
+    for (int j = threadIdx.x; j < d; j += blockDim.x) {
+        const float v = pre(row[j]);
+        s += v * v;
+    }
+    s = block_sum(s, shared);
+    const float r = rsqrtf(s / (float)d + 1e-6f);
+    for (int j = threadIdx.x; j < d; j += blockDim.x)
+        o[j] = post(pre(row[j]) * r);
+)",
+         "y * torch.rsqrt(torch.mean(y * y, 1, True) + 1e-6)"},
+        {"layer_norm",
+         "layer normalisation",
+         {"sum"},
+         R"(    float s = 0.0f;
+    for (int j = threadIdx.x; j < d; j += blockDim.x)
+        s += pre(row[j]);
+    const float mean = block_sum(s, shared) / (float)d;
+    float q = 0.0f;
+    for (int j = threadIdx.x; j < d; j += blockDim.x) {
+        const float c = pre(row[j]) - mean;
+        q += c * c;
+    }
+    const float r = rsqrtf(block_sum(q, shared) / (float)d + 1e-5f);
+    for (int j = threadIdx.x; j < d; j += blockDim.x)
+        o[j] = post((pre(row[j]) - mean) * r);
+)",
+         "torch.layer_norm(y, [y.size(1)], None, None, 1e-5)"},
+        {"l2_normalize",
+         "L2 normalisation",
+         {"sum"},
+         R"(    float s = 0.0f;
+    for (int j = threadIdx.x; j < d; j += blockDim.x) {
+        const float v = pre(row[j]);
+        s += v * v;
+    }
+    const float n = fmaxf(sqrtf(block_sum(s, shared)), 1e-12f);
+    for (int j = threadIdx.x; j < d; j += blockDim.x)
+        o[j] = post(pre(row[j]) / n);
+)",
+         "y / torch.clamp(torch.sqrt(torch.sum(y * y, 1, True)), 1e-12)"},
+        {"center",
+         "centring (the row's mean subtracted)",
+         {"sum"},
+         R"(    float s = 0.0f;
+    for (int j = threadIdx.x; j < d; j += blockDim.x)
+        s += pre(row[j]);
+    const float mean = block_sum(s, shared) / (float)d;
+    for (int j = threadIdx.x; j < d; j += blockDim.x)
+        o[j] = post(pre(row[j]) - mean);
+)",
+         "y - torch.mean(y, 1, True)"},
+    };
+    return list;
+}
+
+SynthTask makeRowChainTask(Rng& rng, int variant) {
+    const auto [preCuda, preTs] = drawUnaryChain(rng, 1, 2);
+    const RowStage& stage = pick(rng, rowStages());
+    const auto [postCuda, postTs] = drawUnaryChain(rng, 0, 1);
+    const RowShape shape = rowShape(rng);
+    const int threads = pick(rng, std::vector<int>{128, 256, 512});
+    const std::string pre = fill(preTs, {{"X", "x"}});
+    const std::string post = fill(postTs, {{"X", "z"}});
+
+    SynthTask out;
+    Task& task = out.task;
+    task.name = "row_chain_v" + std::to_string(variant);
+    task.title = "Row chain: map, " + stage.words + ", map";
+    task.level = 2;
+    task.family = "row_chain";
+    task.description = "For each row of x: y = " + pre + ", then z, the " + stage.words +
+                       " of y over the row" + (post == "z" ? "" : ", then " + post) + ".";
+    task.seed = 5000 + static_cast<std::uint64_t>(variant);
+    task.inputs.push_back(tensor("x", DType::Float32, {"B", "D"}, normal()));
+    task.presets["small"] = shape.small;
+    task.presets["bench"] = shape.bench;
+    const std::string body = "y = " + pre + "\n    z = " + stage.ts + "\n    return " + post;
+    task.reference = "def reference(x: Tensor) -> Tensor:\n    " + body + "\n";
+    task.flops = "B * D";
+    task.tags = {"synthetic", "row_chain"};
+    task.pytorchModule =
+        moduleText(task.description, "", "", "x: torch.Tensor) -> (torch.Tensor",
+                   "        y = " + pre + "\n        z = " + stage.ts + "\n        return " + post,
+                   sizeConstants(shape.bench), "torch.randn(B, D)", "");
+    std::ostringstream d;
+    d << "#pragma dice device\n";
+    for (const auto& op : stage.reductions)
+        d << blockReduce(op) << "\n";
+    d << "__device__ __forceinline__ float pre(float v)\n{\n    return "
+      << fill(preCuda, {{"X", "v"}}) << ";\n}\n\n"
+      << "__device__ __forceinline__ float post(float v)\n{\n    return "
+      << fill(postCuda, {{"X", "v"}}) << ";\n}\n\n"
+      << "extern \"C\" __global__ void row_chain_kernel(const float* __restrict__ x, "
+         "float* __restrict__ out, int d)\n{\n"
+      << "    __shared__ float shared[32];\n"
+      << "    const float* row = x + (long long)blockIdx.x * d;\n"
+      << "    float* o = out + (long long)blockIdx.x * d;\n"
+      << stage.body << "}\n";
+    std::ostringstream h;
+    h << "#pragma dice host\ndef forward(x: Tensor) -> Tensor:\n"
+      << "    assert x.is_contiguous() and x.dim() == 2\n"
+      << "    out = torch.empty_like(x)\n"
+      << "    dice.launch(\"row_chain_kernel\", [x.size(0)], [" << threads
+      << "], (x, out, x.size(1)))\n    return out\n";
+    out.solution = d.str() + h.str();
+    out.family = "row_chain";
+    return out;
+}
+
 std::vector<FamilyInfo> synthFamilies() {
     std::vector<FamilyInfo> out;
     for (const auto& f : mapFamilies())
@@ -1253,6 +1436,7 @@ std::vector<FamilyInfo> synthFamilies() {
     out.push_back({"cumsum", 1, "scan"});
     for (const auto& f : treeFamilies())
         out.push_back({f.name, 2, "map"});
+    out.push_back({"row_chain", 2, "row_chain"});
     return out;
 }
 
@@ -1310,6 +1494,7 @@ std::vector<SynthTask> synthesizeTasks(const SynthOptions& options) {
     for (const auto& f : rowNormFamilies())
         emit(f.name, [&](Rng& rng, int v) { return makeRowNormTask(f, rng, v); });
     emit("cumsum", [&](Rng& rng, int v) { return makeScanTask(rng, v); });
+    emit("row_chain", [&](Rng& rng, int v) { return makeRowChainTask(rng, v); });
     for (const auto& f : treeFamilies())
         emit(
             f.name,
