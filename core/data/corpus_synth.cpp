@@ -1277,12 +1277,8 @@ struct RowStage {
     std::string ts;                      // of y
 };
 
-const std::vector<RowStage>& rowStages() {
-    static const std::vector<RowStage> list = {
-        {"softmax",
-         "softmax",
-         {"max", "sum"},
-         R"(    float m = __int_as_float(0xff800000);
+// The row's maximum m and sum s of exp(y - m), which softmax and log-softmax finish from.
+const char* const kRowSoftmaxStatistics = R"(    float m = __int_as_float(0xff800000);
     for (int j = threadIdx.x; j < d; j += blockDim.x)
         m = fmaxf(m, pre(row[j]));
     m = block_max(m, shared);
@@ -1290,22 +1286,23 @@ const std::vector<RowStage>& rowStages() {
     for (int j = threadIdx.x; j < d; j += blockDim.x)
         s += expf(pre(row[j]) - m);
     s = block_sum(s, shared);
-    for (int j = threadIdx.x; j < d; j += blockDim.x)
+)";
+
+const std::vector<RowStage>& rowStages() {
+    static const std::vector<RowStage> list = {
+        {"softmax",
+         "softmax",
+         {"max", "sum"},
+         std::string(kRowSoftmaxStatistics) +
+             R"(    for (int j = threadIdx.x; j < d; j += blockDim.x)
         o[j] = post(expf(pre(row[j]) - m) / s);
 )",
          "torch.softmax(y, 1)"},
         {"log_softmax",
          "log-softmax",
          {"max", "sum"},
-         R"(    float m = __int_as_float(0xff800000);
-    for (int j = threadIdx.x; j < d; j += blockDim.x)
-        m = fmaxf(m, pre(row[j]));
-    m = block_max(m, shared);
-    float s = 0.0f;
-    for (int j = threadIdx.x; j < d; j += blockDim.x)
-        s += expf(pre(row[j]) - m);
-    s = block_sum(s, shared);
-    const float shift = m + logf(s);
+         std::string(kRowSoftmaxStatistics) +
+             R"(    const float shift = m + logf(s);
     for (int j = threadIdx.x; j < d; j += blockDim.x)
         o[j] = post(pre(row[j]) - shift);
 )",

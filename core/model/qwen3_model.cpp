@@ -416,8 +416,8 @@ struct Qwen3Model::Impl {
         return out;
     }
 
-    // blockBody through the fused kernels: per layer three matrix products of the projections,
-    // attention, and four fused launches, with each residual sum carried into the next RMSNorm.
+    // blockBody through the fused kernels: per layer four matrix products and six fused launches
+    // (attention among them), with each residual sum carried into the next RMSNorm.
     at::Tensor fusedBlockBody(const DecodeKernels& kernels, const at::Tensor& tokens,
                               const at::Tensor& starts, std::int64_t span, bool uniform,
                               bool wantLogits) {
