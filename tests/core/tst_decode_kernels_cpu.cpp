@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The model's fused attention kernels without a GPU: their CUDA source, compiled by the host
+// The model's fused decoding kernels without a GPU: their CUDA source, compiled by the host
 // compiler beside a small emulation of a block's threads (each a std::thread; __syncthreads and
-// the warp shuffles are barriers), run on random float32 inputs and compared with LibTorch's
-// masked attention, the computation they replace. A row's result must not depend on the batch.
+// the warp shuffles are barriers), run on random float32 inputs and compared with the LibTorch
+// operators they replace. An attention row's result must not depend on the batch.
 #include <torch/torch.h>
 
 #include "core/model/decode_kernels.h"
@@ -90,37 +90,95 @@ std::vector<T> readAll(std::ifstream& in, std::size_t count) {
     return v;
 }
 
-// argv: input output rows kv_heads heads block capacity span
+void writeAll(const char* path, const std::vector<float>& v) {
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(v.data()),
+               static_cast<std::streamsize>(v.size() * sizeof(float)));
+}
+
+unsigned threadsFor(int elements) { return std::max(32u, (unsigned(elements) + 31) / 32 * 32); }
+
+// argv: MODE input output rows kv_heads heads block capacity span; the input holds the arrays
+// each mode reads, in order, and the output what it writes.
 int main(int argc, char** argv) {
-    if (argc != 9)
+    if (argc != 10)
         return 2;
-    const int rows = std::atoi(argv[3]), kvHeads = std::atoi(argv[4]), heads = std::atoi(argv[5]),
-              block = std::atoi(argv[6]), span = std::atoi(argv[8]);
-    const long long capacity = std::atoll(argv[7]);
+    const std::string mode = argv[1];
+    const int rows = std::atoi(argv[4]), kvHeads = std::atoi(argv[5]), heads = std::atoi(argv[6]),
+              block = std::atoi(argv[7]), span = std::atoi(argv[9]);
+    const long long capacity = std::atoll(argv[8]);
     const int dim = DICE_HEAD_DIM, queries = block * (heads / kvHeads);
-    std::ifstream in(argv[1], std::ios::binary);
-    const auto starts = readAll<long long>(in, rows);
-    const auto query = readAll<float>(in, std::size_t(rows) * kvHeads * queries * dim);
-    const auto cacheK = readAll<float>(in, std::size_t(rows) * kvHeads * capacity * dim);
-    const auto cacheV = readAll<float>(in, std::size_t(rows) * kvHeads * capacity * dim);
-    if (!in)
-        return 3;
-    const int chunks = (span + kAttendChunk - 1) / kAttendChunk;
-    std::vector<float> partial(std::size_t(rows) * kvHeads * chunks * queries * (dim + 2));
-    std::vector<float> out(std::size_t(rows) * block * heads * dim);
-    const std::size_t shared = 2 * kAttendChunk * dim * sizeof(float) +
-                               std::size_t(queries) * (dim + kAttendChunk) * sizeof(float);
-    g_dynamic.assign(shared / sizeof(uint4) + 1, uint4{});
-    launch({unsigned(chunks), unsigned(kvHeads), unsigned(rows)}, kAttendThreads, [&] {
-        attend_chunk(query.data(), cacheK.data(), cacheV.data(), starts.data(), partial.data(),
-                     queries, block, kvHeads, capacity, span, 1.0f / std::sqrt(float(dim)));
-    });
-    launch({unsigned(rows * kvHeads * queries), 1, 1}, (dim + 31) / 32 * 32, [&] {
-        attend_combine(partial.data(), out.data(), chunks, queries, block, heads, kvHeads, dim);
-    });
-    std::ofstream(argv[2], std::ios::binary)
-        .write(reinterpret_cast<const char*>(out.data()),
-               static_cast<std::streamsize>(out.size() * sizeof(float)));
+    const std::size_t cache = std::size_t(rows) * kvHeads * capacity * dim;
+    std::ifstream in(argv[2], std::ios::binary);
+    if (mode == "attend") {
+        const auto starts = readAll<long long>(in, rows);
+        const auto query = readAll<float>(in, std::size_t(rows) * kvHeads * queries * dim);
+        const auto cacheK = readAll<float>(in, cache);
+        const auto cacheV = readAll<float>(in, cache);
+        if (!in)
+            return 3;
+        const int chunks = (span + kAttendChunk - 1) / kAttendChunk;
+        std::vector<float> partial(std::size_t(rows) * kvHeads * chunks * queries * (dim + 2));
+        std::vector<float> out(std::size_t(rows) * block * heads * dim);
+        const std::size_t shared = 2 * kAttendChunk * dim * sizeof(float) +
+                                   std::size_t(queries) * (dim + kAttendChunk) * sizeof(float);
+        g_dynamic.assign(shared / sizeof(uint4) + 1, uint4{});
+        launch({unsigned(chunks), unsigned(kvHeads), unsigned(rows)}, kAttendThreads, [&] {
+            attend_chunk(query.data(), cacheK.data(), cacheV.data(), starts.data(),
+                         partial.data(), queries, block, kvHeads, capacity, span,
+                         1.0f / std::sqrt(float(dim)));
+        });
+        launch({unsigned(rows * kvHeads * queries), 1, 1}, threadsFor(dim), [&] {
+            attend_combine(partial.data(), out.data(), chunks, queries, block, heads, kvHeads,
+                           dim);
+        });
+        writeAll(argv[3], out);
+    } else if (mode == "rope") {
+        // Queries, then the cache's keys and values, in one output.
+        const int tokens = rows * block, all = heads + 2 * kvHeads;
+        const auto qkv = readAll<float>(in, std::size_t(tokens) * all * dim);
+        const auto qWeight = readAll<float>(in, dim);
+        const auto kWeight = readAll<float>(in, dim);
+        const auto starts = readAll<long long>(in, rows);
+        const auto invFreq = readAll<float>(in, dim / 2);
+        if (!in)
+            return 3;
+        std::vector<float> out(std::size_t(tokens) * heads * dim + 2 * cache);
+        float* query = out.data();
+        float* cacheK = query + std::size_t(tokens) * heads * dim;
+        float* cacheV = cacheK + cache;
+        launch({unsigned(tokens * all), 1, 1}, threadsFor(dim), [&] {
+            qk_norm_rope(qkv.data(), qWeight.data(), kWeight.data(), starts.data(),
+                         invFreq.data(), query, cacheK, cacheV, block, heads, kvHeads, dim,
+                         capacity, 1e-6f);
+        });
+        writeAll(argv[3], out);
+    } else if (mode == "norm") {
+        // rows of `span` columns: x, delta, weight; out: the sum, then the normalised rows.
+        const auto x = readAll<float>(in, std::size_t(rows) * span);
+        const auto delta = readAll<float>(in, std::size_t(rows) * span);
+        const auto weight = readAll<float>(in, span);
+        if (!in)
+            return 3;
+        std::vector<float> out(2 * std::size_t(rows) * span);
+        launch({unsigned(rows), 1, 1}, threadsFor(std::min(span, 1024)), [&] {
+            add_rms_norm(x.data(), delta.data(), out.data(), weight.data(),
+                         out.data() + std::size_t(rows) * span, span, 1e-6f);
+        });
+        writeAll(argv[3], out);
+    } else if (mode == "silu") {
+        // rows of 2 * span: gate then up.
+        const auto gateUp = readAll<float>(in, 2 * std::size_t(rows) * span);
+        if (!in)
+            return 3;
+        std::vector<float> out(std::size_t(rows) * span);
+        const long long total = (long long)rows * span;
+        launch({unsigned((total + 255) / 256), 1, 1}, 256,
+               [&] { silu_mul(gateUp.data(), out.data(), span, total); });
+        writeAll(argv[3], out);
+    } else {
+        return 2;
+    }
     return 0;
 }
 )";
@@ -162,32 +220,41 @@ private:
     QTemporaryDir m_dir;
     QString m_program;
 
-    // The kernels' output for these inputs, or an undefined tensor after a failure it reports.
-    torch::Tensor run(const Inputs& in, std::int64_t span) {
+    // Runs the emulated kernels of `mode` on the tensors given (written in order) and reads
+    // back `count` floats, or returns an undefined tensor after a failure it reports.
+    torch::Tensor run(const QString& mode, const std::vector<torch::Tensor>& inputs,
+                      std::int64_t count, std::int64_t rows, std::int64_t span) {
         const std::string input = m_dir.filePath("in.bin").toStdString();
         const std::string output = m_dir.filePath("out.bin").toStdString();
         {
             std::ofstream f(input, std::ios::binary);
-            for (const auto& t : {in.starts, in.query, in.cacheK, in.cacheV}) {
+            for (const auto& t : inputs) {
                 const auto c = t.contiguous();
                 f.write(static_cast<const char*>(c.data_ptr()),
                         static_cast<std::streamsize>(c.numel() * c.element_size()));
             }
         }
         QProcess p;
-        p.start(m_program, {QString::fromStdString(input), QString::fromStdString(output),
-                            QString::number(in.query.size(0)), QString::number(kKvHeads),
-                            QString::number(kHeads), QString::number(kBlock),
-                            QString::number(kCapacity), QString::number(span)});
+        p.start(m_program,
+                {mode, QString::fromStdString(input), QString::fromStdString(output),
+                 QString::number(rows), QString::number(kKvHeads), QString::number(kHeads),
+                 QString::number(kBlock), QString::number(kCapacity), QString::number(span)});
         if (!p.waitForFinished(120000) || p.exitCode() != 0) {
             qWarning("the emulated kernels failed: %s", p.readAllStandardError().constData());
             return {};
         }
-        auto out = torch::empty({in.query.size(0), kBlock, kHeads * kDim});
+        auto out = torch::empty({count});
         std::ifstream f(output, std::ios::binary);
         f.read(static_cast<char*>(out.data_ptr()),
-               static_cast<std::streamsize>(out.numel() * sizeof(float)));
+               static_cast<std::streamsize>(count * sizeof(float)));
         return f ? out : torch::Tensor();
+    }
+
+    torch::Tensor attend(const Inputs& in, std::int64_t span) {
+        const std::int64_t n = in.query.size(0);
+        const auto out = run(QStringLiteral("attend"), {in.starts, in.query, in.cacheK, in.cacheV},
+                             n * kBlock * kHeads * kDim, n, span);
+        return out.defined() ? out.view({n, kBlock, kHeads * kDim}) : out;
     }
 
 private Q_SLOTS:
@@ -223,11 +290,83 @@ private Q_SLOTS:
         in.cacheK = torch::randn({3, kKvHeads, kCapacity, kDim});
         in.cacheV = torch::randn({3, kKvHeads, kCapacity, kDim});
         for (const std::int64_t span : {std::int64_t(44), std::int64_t(70)}) {
-            const auto got = run(in, span);
+            const auto got = attend(in, span);
             QVERIFY(got.defined());
             const double difference = (got - reference(in, span)).abs().max().item<double>();
             QVERIFY2(difference < 1e-5, std::to_string(difference).c_str());
         }
+    }
+
+    // The residual sum and the next RMSNorm in one launch.
+    void addRmsNormMatchesTheOperators() {
+        torch::manual_seed(13);
+        const std::int64_t rows = 3, cols = 50;
+        const auto x = torch::randn({rows, cols}), delta = torch::randn({rows, cols}),
+                   weight = torch::randn({cols});
+        const auto got =
+            run(QStringLiteral("norm"), {x, delta, weight}, 2 * rows * cols, rows, cols);
+        QVERIFY(got.defined());
+        const auto sum = x + delta;
+        const auto normed = weight * sum * torch::rsqrt(sum.pow(2).mean(-1, true) + 1e-6);
+        QVERIFY(torch::allclose(got.narrow(0, 0, rows * cols).view({rows, cols}), sum));
+        QVERIFY(torch::allclose(got.narrow(0, rows * cols, rows * cols).view({rows, cols}), normed,
+                                1e-5, 1e-5));
+    }
+
+    void siluMulMatchesTheOperators() {
+        torch::manual_seed(14);
+        const std::int64_t rows = 3, inter = 37;
+        const auto gateUp = torch::randn({rows, 2 * inter});
+        const auto got = run(QStringLiteral("silu"), {gateUp}, rows * inter, rows, inter);
+        QVERIFY(got.defined());
+        const auto want = torch::silu(gateUp.narrow(1, 0, inter)) * gateUp.narrow(1, inter, inter);
+        QVERIFY(torch::allclose(got.view({rows, inter}), want, 1e-5, 1e-5));
+    }
+
+    // Per-head RMSNorm of q and k, the rotary embedding at each row's positions, the queries
+    // folded for grouped attention, keys and values written into the cache at the block's places
+    // and nowhere else.
+    void qkNormRopeMatchesTheOperators() {
+        torch::manual_seed(15);
+        const std::int64_t rows = 2, all = kHeads + 2 * kKvHeads, g = kHeads / kKvHeads,
+                           half = kDim / 2;
+        const auto qkv = torch::randn({rows * kBlock, all, kDim});
+        const auto qWeight = torch::randn({kDim}), kWeight = torch::randn({kDim});
+        const auto starts = torch::tensor({3, 20}, torch::kLong);
+        const auto invFreq =
+            torch::pow(1e6, torch::arange(0, kDim, 2).to(torch::kFloat) / kDim).reciprocal();
+        const std::int64_t cache = rows * kKvHeads * kCapacity * kDim;
+        const auto got = run(QStringLiteral("rope"), {qkv, qWeight, kWeight, starts, invFreq},
+                             rows * kBlock * kHeads * kDim + 2 * cache, rows, 0);
+        QVERIFY(got.defined());
+
+        const auto x = qkv.view({rows, kBlock, all, kDim});
+        auto norm = [](const torch::Tensor& t, const torch::Tensor& w) {
+            return w * t * torch::rsqrt(t.pow(2).mean(-1, true) + 1e-6);
+        };
+        const auto positions = (starts.unsqueeze(1) + torch::arange(kBlock)).to(torch::kFloat);
+        const auto angles = positions.unsqueeze(-1) * invFreq;
+        const auto cos = torch::cat({angles.cos(), angles.cos()}, -1).unsqueeze(2);
+        const auto sin = torch::cat({angles.sin(), angles.sin()}, -1).unsqueeze(2);
+        auto rope = [&](const torch::Tensor& t) {
+            const auto rotated = torch::cat({-t.narrow(-1, half, half), t.narrow(-1, 0, half)}, -1);
+            return t * cos + rotated * sin;
+        };
+        const auto q = rope(norm(x.narrow(2, 0, kHeads), qWeight));
+        const auto k = rope(norm(x.narrow(2, kHeads, kKvHeads), kWeight));
+        const auto v = x.narrow(2, kHeads + kKvHeads, kKvHeads);
+        const auto folded = q.view({rows, kBlock, kKvHeads, g, kDim}).permute({0, 2, 3, 1, 4});
+        auto cacheK = torch::zeros({rows, kKvHeads, kCapacity, kDim});
+        auto cacheV = torch::zeros({rows, kKvHeads, kCapacity, kDim});
+        for (std::int64_t r = 0; r < rows; ++r) {
+            const std::int64_t at = starts[r].item<std::int64_t>();
+            cacheK[r].narrow(1, at, kBlock).copy_(k[r].transpose(0, 1));
+            cacheV[r].narrow(1, at, kBlock).copy_(v[r].transpose(0, 1));
+        }
+        const std::int64_t queries = rows * kBlock * kHeads * kDim;
+        QVERIFY(torch::allclose(got.narrow(0, 0, queries), folded.reshape({-1}), 1e-5, 1e-5));
+        QVERIFY(torch::allclose(got.narrow(0, queries, cache), cacheK.reshape({-1}), 1e-5, 1e-5));
+        QVERIFY(torch::equal(got.narrow(0, queries + cache, cache), cacheV.reshape({-1})));
     }
 
     // A row alone, over its own span, gives the same bits as in the batch.
@@ -238,13 +377,13 @@ private Q_SLOTS:
         in.query = torch::randn({2, kKvHeads, (kHeads / kKvHeads) * kBlock, kDim});
         in.cacheK = torch::randn({2, kKvHeads, kCapacity, kDim});
         in.cacheV = torch::randn({2, kKvHeads, kCapacity, kDim});
-        const auto batch = run(in, 37);
+        const auto batch = attend(in, 37);
         Inputs alone;
         alone.starts = in.starts.narrow(0, 1, 1);
         alone.query = in.query.narrow(0, 1, 1);
         alone.cacheK = in.cacheK.narrow(0, 1, 1);
         alone.cacheV = in.cacheV.narrow(0, 1, 1);
-        const auto single = run(alone, 10);
+        const auto single = attend(alone, 10);
         QVERIFY(batch.defined() && single.defined());
         QVERIFY(torch::equal(batch.narrow(0, 1, 1), single));
     }
