@@ -150,6 +150,25 @@ int runModelBench(const Invocation& in, const std::vector<std::string>& rest) {
                               : std::string("-"))
                       << "  " << staticRate << "  " << dynamicRate << "\n";
         }
+        // What fills a GPU pass: the three longest kernels and the idle time between kernels.
+        for (const auto& pass : shape["denoise_pass"]) {
+            if (!pass.contains("kernels") || !pass["kernels"].contains("kernels"))
+                continue;
+            const auto& k = pass["kernels"];
+            std::cout << shape["shape"].get<std::string>() << " batch "
+                      << pass["batch"].get<std::int64_t>() << ": kernels busy "
+                      << formatFixed(k["busy_ms_per_pass"].get<double>(), 3) << " ms, idle "
+                      << formatFixed(k["idle_ms_per_pass"].get<double>(), 3) << " ms;";
+            int listed = 0;
+            for (const auto& e : k["kernels"]) {
+                if (listed++ == 3)
+                    break;
+                std::cout << (listed == 1 ? " " : ", ")
+                          << e["name"].get<std::string>().substr(0, 60) << " "
+                          << formatFixed(100 * e["share_of_pass"].get<double>(), 1) << "%";
+            }
+            std::cout << "\n";
+        }
         if (shape.contains("transformers") && shape["transformers"].contains("error"))
             std::cout << shape["shape"].get<std::string>()
                       << ": transformers: " << shape["transformers"]["error"].get<std::string>()
