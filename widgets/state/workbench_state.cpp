@@ -42,14 +42,10 @@ WorkbenchState::WorkbenchState(const Options& options, QObject* parent)
         const QString embedded = QFileInfo(QDir(QString::fromStdString(dataDirectory()))
                                                .filePath(QStringLiteral("models/dice-nano")))
                                      .canonicalFilePath();
-        m_embeddedLoaded = !folder.isEmpty() && folder == embedded;
-        m_modelName.clear();
-        setModelName(QString::fromStdString(m_runner->summary().name));
+        setModel(QString::fromStdString(m_runner->summary().name),
+                 !folder.isEmpty() && folder == embedded);
     });
-    connect(m_runner, &ModelRunner::unloaded, this, [this] {
-        m_embeddedLoaded = false;
-        setModelName(QString());
-    });
+    connect(m_runner, &ModelRunner::unloaded, this, [this] { setModel(QString(), false); });
     connect(m_evaluation, &EvaluationService::stored, this, &WorkbenchState::runAdded);
 }
 
@@ -86,9 +82,14 @@ void WorkbenchState::setCandidate(const QString& source) {
 }
 
 void WorkbenchState::setModelName(const QString& name) {
-    if (name == m_modelName)
+    setModel(name, false);
+}
+
+void WorkbenchState::setModel(const QString& name, bool embedded) {
+    if (name == m_modelName && embedded == m_embeddedLoaded)
         return;
     m_modelName = name;
+    m_embeddedLoaded = embedded;
     Q_EMIT modelChanged();
 }
 

@@ -81,6 +81,8 @@ Q_SIGNALS:
     void systemInfoChanged();
 
 private:
+    void setModel(const QString& name, bool embedded);
+
     TaskSuite m_suite;
     std::optional<Task> m_current;
     QString m_candidate;
