@@ -226,6 +226,21 @@ nlohmann::json runModelBenchmark(const ModelBenchOptions& o) {
                     entry["kernels"] = {{"error", error}};
                 }
             }
+            if (model->fusedKernelsActive() && batch * o.blockLength <= 8) {
+                // The layers' products through the fused kernel for few rows instead of cuBLAS,
+                // timed in the same run: it stays off until this says it is faster.
+                model->setSmallRowProducts(true);
+                for (int i = 0; i < 5; ++i)
+                    timeCall(o, pass);
+                std::vector<double> small;
+                for (std::int64_t i = 0; i < o.passIterations; ++i)
+                    small.push_back(timeCall(o, pass));
+                model->setSmallRowProducts(false);
+                entry["small_row_products_median_ms"] = median(small);
+                entry["small_row_products_speedup"] = med / median(small);
+                log(shapeName + " batch " + std::to_string(batch) + ": " +
+                    std::to_string(median(small)) + " ms with the fused products for few rows");
+            }
             if (model->fusedKernelsActive()) {
                 // The same passes with LibTorch's operators alone, timed in the same run.
                 model->setFusedKernels(false);

@@ -280,6 +280,51 @@ extern "C" __global__ void attend_combine(const float* partial, elem* out, int c
     const int h = kv * group + member;
     out[((row * block + t) * heads + h) * (long long)dim + d] = store(sum > 0.0f ? acc / sum : 0.0f);
 }
+// y[r, j] = x[r, :] . w[j, :] (+ bias[j]) for a few rows: one warp per output column, the lanes
+// taking the row of w in 16-byte pieces (several in flight each), accumulated in float32 and
+// rounded once, as the matrix product rounds. At four rows a product is a stream of its weights;
+// this is the alternative to cuBLAS's kernels for that shape that the model benchmark times.
+#define kSmallRows 8
+#define kPiece (16 / (int)sizeof(elem))
+
+extern "C" __global__ void __launch_bounds__(256)
+small_rows_linear(const elem* x, const elem* w, const elem* bias, elem* y, int rows, int n, int k) {
+    const int lane = threadIdx.x & 31;
+    const int j = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (j >= n)
+        return;
+    float acc[kSmallRows];
+#pragma unroll
+    for (int r = 0; r < kSmallRows; ++r)
+        acc[r] = 0.0f;
+    const uint4* weights = (const uint4*)(w + (long long)j * k);
+    const int pieces = k / kPiece;
+#pragma unroll 4
+    for (int p = lane; p < pieces; p += 32) {
+        const uint4 wv = weights[p];
+        const elem* we = (const elem*)&wv;
+#pragma unroll
+        for (int r = 0; r < kSmallRows; ++r) {
+            if (r < rows) {
+                const uint4 xv = ((const uint4*)(x + (long long)r * k))[p];
+                const elem* xe = (const elem*)&xv;
+#pragma unroll
+                for (int e = 0; e < kPiece; ++e)
+                    acc[r] += load(xe[e]) * load(we[e]);
+            }
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < kSmallRows; ++r) {
+        if (r < rows) {
+            float v = acc[r];
+            for (int offset = 16; offset > 0; offset >>= 1)
+                v += __shfl_xor_sync(0xffffffffu, v, offset);
+            if (lane == 0)
+                y[(long long)r * n + j] = store(v + (bias ? load(bias[j]) : 0.0f));
+        }
+    }
+}
 )CUDA";
 
 unsigned threadsFor(std::int64_t elements, unsigned most) {
@@ -294,6 +339,8 @@ void launch(cu::Function function, std::int64_t blocks, unsigned threads, cu::St
     launchKernel(function, grid, block, 0, stream, parameters);
 }
 
+// Must match kSmallRows in the kernels' source.
+constexpr std::int64_t kSmallRows = 8;
 // Must match kAttendChunk and kAttendThreads in the kernels' source.
 constexpr std::int64_t kAttendChunk = 32;
 constexpr unsigned kAttendThreads = 128;
@@ -368,6 +415,7 @@ DecodeKernels::DecodeKernels(Element element, int deviceIndex, int headDim)
     m_siluMul = m_module->function("silu_mul");
     m_attendChunk = m_module->function("attend_chunk");
     m_attendCombine = m_module->function("attend_combine");
+    m_smallRowsLinear = m_module->function("small_rows_linear");
 }
 
 DecodeKernels::~DecodeKernels() = default;
@@ -453,6 +501,23 @@ void DecodeKernels::attend(cu::Stream stream, const Attend& a) const {
                  parameters);
     launch(m_attendCombine, a.rows * a.kvHeads * queries, threadsFor(a.dim, 1024), stream,
            {&partial, &out, &chunks, &q, &block, &heads, &kvHeads, &dim});
+}
+
+bool DecodeKernels::smallRowsFit(std::int64_t rows, std::int64_t k) const {
+    // Rows of x and w are read in 16-byte pieces.
+    return rows > 0 && rows <= kSmallRows && k > 0 && k * elementBytes(m_element) % 16 == 0;
+}
+
+void DecodeKernels::smallRowsLinear(cu::Stream stream, const void* x, const void* w,
+                                    const void* bias, void* y, std::int64_t rows, std::int64_t n,
+                                    std::int64_t k) const {
+    if (!smallRowsFit(rows, k) || n <= 0)
+        throw Error("fused decoding kernels: unsupported product shape");
+    int r = static_cast<int>(rows), columns = static_cast<int>(n), depth = static_cast<int>(k);
+    constexpr unsigned kThreads = 256;
+    constexpr std::int64_t kColumnsPerBlock = kThreads / 32;
+    launch(m_smallRowsLinear, (n + kColumnsPerBlock - 1) / kColumnsPerBlock, kThreads, stream,
+           {&x, &w, &bias, &y, &r, &columns, &depth});
 }
 
 } // namespace dice

@@ -103,6 +103,13 @@ public:
     // projection reads, in two launches whose work does not depend on the batch's other rows.
     void attend(cu::Stream stream, const Attend& args) const;
 
+    // Whether smallRowsLinear handles `rows` rows of `k` elements.
+    bool smallRowsFit(std::int64_t rows, std::int64_t k) const;
+    // y [rows, n] = x [rows, k] times w [n, k] transposed, plus bias [n] when not null: the
+    // products of a decoding pass of a few rows, as weight streams.
+    void smallRowsLinear(cu::Stream stream, const void* x, const void* w, const void* bias, void* y,
+                         std::int64_t rows, std::int64_t n, std::int64_t k) const;
+
 private:
     Element m_element;
     int m_headDim;
@@ -113,6 +120,7 @@ private:
     cu::Function m_siluMul = nullptr;
     cu::Function m_attendChunk = nullptr;
     cu::Function m_attendCombine = nullptr;
+    cu::Function m_smallRowsLinear = nullptr;
 };
 
 } // namespace dice

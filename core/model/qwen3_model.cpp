@@ -172,6 +172,7 @@ struct Qwen3Model::Impl {
 
     bool graphsEnabled = true;
     bool fusedEnabled = true;
+    bool smallRowProducts = false;
     bool checkpointLayers = false;
     std::string fusedProblem;
 #if DICE_TORCH_CUDA
@@ -416,6 +417,23 @@ struct Qwen3Model::Impl {
         return out;
     }
 
+    // x [..., k] times w [n, k] transposed (+ bias): the fused kernel for a pass of a few rows
+    // where it is asked for and fits, else LibTorch's product.
+    at::Tensor product(const DecodeKernels& kernels, cu::Stream stream, const at::Tensor& x,
+                       const at::Tensor& w, const at::Tensor& bias) const {
+        const std::int64_t k = x.size(-1), rows = x.numel() / k, n = w.size(0);
+        if (!smallRowProducts || !kernels.smallRowsFit(rows, k))
+            return at::linear(x, w, bias).contiguous();
+        const auto input = x.contiguous();
+        auto shape = x.sizes().vec();
+        shape.back() = n;
+        auto y = at::empty(shape, options);
+        kernels.smallRowsLinear(stream, input.data_ptr(), w.data_ptr(),
+                                bias.defined() ? bias.data_ptr() : nullptr, y.data_ptr(), rows, n,
+                                k);
+        return y;
+    }
+
     // blockBody through the fused kernels: per layer four matrix products and six fused launches
     // (attention among them), with each residual sum carried into the next RMSNorm.
     at::Tensor fusedBlockBody(const DecodeKernels& kernels, const at::Tensor& tokens,
@@ -436,7 +454,7 @@ struct Qwen3Model::Impl {
                            hidden.data_ptr(), rows, hiddenSize, eps);
         for (size_t l = 0; l < layers.size(); ++l) {
             const auto& layer = layers[l];
-            const auto qkv = at::linear(hidden, layer.qkv, layer.qkvBias).contiguous();
+            const auto qkv = product(kernels, stream, hidden, layer.qkv, layer.qkvBias);
             auto query = at::empty({n, KV(), g * T, D()}, options);
             DecodeKernels::QkNormRope a;
             a.qkv = qkv.data_ptr();
@@ -455,18 +473,17 @@ struct Qwen3Model::Impl {
             a.capacity = capacity;
             a.eps = eps;
             kernels.qkNormRope(stream, a);
-            const auto attention =
-                at::linear(fusedAttention(kernels, stream, query, l, rowStarts, span, mask),
-                           layer.o, layer.oBias)
-                    .contiguous();
+            const auto attention = product(
+                kernels, stream, fusedAttention(kernels, stream, query, l, rowStarts, span, mask),
+                layer.o, layer.oBias);
             auto y = at::empty_like(x);
             auto normed = at::empty_like(x);
             kernels.addRmsNorm(stream, x.data_ptr(), attention.data_ptr(), y.data_ptr(),
                                layer.postNorm.data_ptr(), normed.data_ptr(), rows, hiddenSize, eps);
-            const auto gateUp = at::linear(normed, layer.gateUp).contiguous();
+            const auto gateUp = product(kernels, stream, normed, layer.gateUp, at::Tensor());
             auto act = at::empty({n, T, I}, options);
             kernels.siluMul(stream, gateUp.data_ptr(), act.data_ptr(), rows, I);
-            const auto down = at::linear(act, layer.down).contiguous();
+            const auto down = product(kernels, stream, act, layer.down, at::Tensor());
             const auto& nextNorm = l + 1 < layers.size() ? layers[l + 1].inputNorm : finalNorm;
             x = at::empty_like(y);
             hidden = at::empty_like(y);
@@ -1030,6 +1047,13 @@ void Qwen3Model::setFusedKernels(bool enabled) {
     d->fusedEnabled = enabled;
 #if DICE_TORCH_CUDA
     // Captured graphs hold the kernels of the mode they were captured in.
+    d->graphs.clear();
+#endif
+}
+
+void Qwen3Model::setSmallRowProducts(bool enabled) {
+    d->smallRowProducts = enabled;
+#if DICE_TORCH_CUDA
     d->graphs.clear();
 #endif
 }

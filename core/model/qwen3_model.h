@@ -139,6 +139,10 @@ public:
     // see decode_kernels.h). Where the kernels cannot be built, the passes use LibTorch operators
     // alone and fusedKernelsProblem() says why.
     void setFusedKernels(bool enabled);
+    // With the fused kernels, a pass of at most eight rows (rows times block) computes its layers'
+    // products with the fused kernel for few rows instead of cuBLAS (off by default; `dice bench
+    // model` times both).
+    void setSmallRowProducts(bool enabled);
     // Whether decoding passes use the fused kernels; builds them on first call on CUDA.
     bool fusedKernelsActive();
     std::string fusedKernelsProblem() const;

@@ -281,6 +281,16 @@ void checkModelGpu(CheckResult& result) {
             throw Error("fused " + toString(dtype) + " decoding passes differ from LibTorch's by " +
                         format(fusedDifference) + " of the logits' range");
         message += "fused " + toString(dtype) + " within " + format(fusedDifference) + "; ";
+        // The layers' products through the fused kernel for few rows (two rows of 4: 8).
+        half->setSmallRowProducts(true);
+        const double smallRows = fusedAgainstUnfused(*half, 4, 13);
+        half->setSmallRowProducts(false);
+        result.data["small_rows_" + toString(dtype) + "_relative_difference"] = smallRows;
+        if (!(smallRows <= 2e-2))
+            throw Error("fused " + toString(dtype) +
+                        " passes with the products for few rows differ from LibTorch's by " +
+                        format(smallRows) + " of the logits' range");
+        message += "with the products for few rows within " + format(smallRows) + "; ";
     }
 
     // Greedy decoding of a batch of different lengths, with and without graphs, and each

@@ -166,6 +166,18 @@ int main(int argc, char** argv) {
                          out.data() + std::size_t(rows) * span, span, 1e-6f);
         });
         writeAll(argv[3], out);
+    } else if (mode == "linear") {
+        // x [rows, span], w [heads, span], bias [heads]: heads columns of span products each.
+        const auto x = readAll<float>(in, std::size_t(rows) * span);
+        const auto w = readAll<float>(in, std::size_t(heads) * span);
+        const auto bias = readAll<float>(in, heads);
+        if (!in)
+            return 3;
+        std::vector<float> out(std::size_t(rows) * heads);
+        launch({unsigned((heads + 7) / 8), 1, 1}, 256, [&] {
+            small_rows_linear(x.data(), w.data(), bias.data(), out.data(), rows, heads, span);
+        });
+        writeAll(argv[3], out);
     } else if (mode == "silu") {
         // rows of 2 * span: gate then up.
         const auto gateUp = readAll<float>(in, 2 * std::size_t(rows) * span);
@@ -224,6 +236,13 @@ private:
     // back `count` floats, or returns an undefined tensor after a failure it reports.
     torch::Tensor run(const QString& mode, const std::vector<torch::Tensor>& inputs,
                       std::int64_t count, std::int64_t rows, std::int64_t span) {
+        return runWith(mode, inputs, count, rows, kHeads, span);
+    }
+
+    // As run, with another number of heads (the product's columns).
+    torch::Tensor runWith(const QString& mode, const std::vector<torch::Tensor>& inputs,
+                          std::int64_t count, std::int64_t rows, std::int64_t heads,
+                          std::int64_t span) {
         const std::string input = m_dir.filePath("in.bin").toStdString();
         const std::string output = m_dir.filePath("out.bin").toStdString();
         {
@@ -237,7 +256,7 @@ private:
         QProcess p;
         p.start(m_program,
                 {mode, QString::fromStdString(input), QString::fromStdString(output),
-                 QString::number(rows), QString::number(kKvHeads), QString::number(kHeads),
+                 QString::number(rows), QString::number(kKvHeads), QString::number(heads),
                  QString::number(kBlock), QString::number(kCapacity), QString::number(span)});
         if (!p.waitForFinished(120000) || p.exitCode() != 0) {
             qWarning("the emulated kernels failed: %s", p.readAllStandardError().constData());
@@ -311,6 +330,22 @@ private Q_SLOTS:
         QVERIFY(torch::allclose(got.narrow(0, 0, rows * cols).view({rows, cols}), sum));
         QVERIFY(torch::allclose(got.narrow(0, rows * cols, rows * cols).view({rows, cols}), normed,
                                 1e-5, 1e-5));
+    }
+
+    // The products of a pass of a few rows: every row count the kernel takes, columns that do
+    // not fill the last block, a depth of several pieces per lane.
+    void smallRowsLinearMatchesTheProduct() {
+        torch::manual_seed(16);
+        const std::int64_t columns = 13, depth = 520;
+        for (const std::int64_t rows : {std::int64_t(1), std::int64_t(4), std::int64_t(8)}) {
+            const auto x = torch::randn({rows, depth}), w = torch::randn({columns, depth}),
+                       bias = torch::randn({columns});
+            const auto got = runWith(QStringLiteral("linear"), {x, w, bias}, rows * columns, rows,
+                                     columns, depth);
+            QVERIFY(got.defined());
+            QVERIFY(
+                torch::allclose(got.view({rows, columns}), torch::linear(x, w, bias), 1e-4, 1e-4));
+        }
     }
 
     void siluMulMatchesTheOperators() {
