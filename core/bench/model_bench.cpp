@@ -189,11 +189,16 @@ nlohmann::json runModelBenchmark(const ModelBenchOptions& o) {
             const auto block = torch::randint(0, tokenRange, {batch, o.blockLength}, torch::kLong);
             const std::vector<std::uint8_t> commit(static_cast<size_t>(batch), 0);
             auto pass = [&] { model->blockPass(block, commit, true); };
-            for (int i = 0; i < 5; ++i)
-                timeCall(o, pass);
-            std::vector<double> ms;
-            for (std::int64_t i = 0; i < o.passIterations; ++i)
-                ms.push_back(timeCall(o, pass));
+            // Milliseconds of each timed pass, after warm-ups in the model's current mode.
+            auto timePasses = [&] {
+                for (int i = 0; i < 5; ++i)
+                    timeCall(o, pass);
+                std::vector<double> times;
+                for (std::int64_t i = 0; i < o.passIterations; ++i)
+                    times.push_back(timeCall(o, pass));
+                return times;
+            };
+            const std::vector<double> ms = timePasses();
             const double med = median(ms);
             log(shapeName + " batch " + std::to_string(batch) + ": " + std::to_string(med) +
                 " ms per denoising pass (bound " + std::to_string(boundMs) + " ms)");
@@ -230,30 +235,22 @@ nlohmann::json runModelBenchmark(const ModelBenchOptions& o) {
                 // The layers' products through the fused kernel for few rows instead of cuBLAS,
                 // timed in the same run: it stays off until this says it is faster.
                 model->setSmallRowProducts(true);
-                for (int i = 0; i < 5; ++i)
-                    timeCall(o, pass);
-                std::vector<double> small;
-                for (std::int64_t i = 0; i < o.passIterations; ++i)
-                    small.push_back(timeCall(o, pass));
+                const double small = median(timePasses());
                 model->setSmallRowProducts(false);
-                entry["small_row_products_median_ms"] = median(small);
-                entry["small_row_products_speedup"] = med / median(small);
-                log(shapeName + " batch " + std::to_string(batch) + ": " +
-                    std::to_string(median(small)) + " ms with the fused products for few rows");
+                entry["small_row_products_median_ms"] = small;
+                entry["small_row_products_speedup"] = med / small;
+                log(shapeName + " batch " + std::to_string(batch) + ": " + std::to_string(small) +
+                    " ms with the fused products for few rows");
             }
             if (model->fusedKernelsActive()) {
                 // The same passes with LibTorch's operators alone, timed in the same run.
                 model->setFusedKernels(false);
-                for (int i = 0; i < 5; ++i)
-                    timeCall(o, pass);
-                std::vector<double> unfused;
-                for (std::int64_t i = 0; i < o.passIterations; ++i)
-                    unfused.push_back(timeCall(o, pass));
+                const double unfused = median(timePasses());
                 model->setFusedKernels(true);
-                entry["unfused_median_ms"] = median(unfused);
-                entry["fused_speedup"] = median(unfused) / med;
-                log(shapeName + " batch " + std::to_string(batch) + ": " +
-                    std::to_string(median(unfused)) + " ms without the fused kernels");
+                entry["unfused_median_ms"] = unfused;
+                entry["fused_speedup"] = unfused / med;
+                log(shapeName + " batch " + std::to_string(batch) + ": " + std::to_string(unfused) +
+                    " ms without the fused kernels");
             }
             passes.push_back(entry);
         }

@@ -1288,6 +1288,14 @@ const char* const kRowSoftmaxStatistics = R"(    float m = __int_as_float(0xff80
     s = block_sum(s, shared);
 )";
 
+// The row's sum of squares s, which RMS norm and L2 normalisation finish from.
+const char* const kRowSumOfSquares = R"(    float s = 0.0f;
+    for (int j = threadIdx.x; j < d; j += blockDim.x) {
+        const float v = pre(row[j]);
+        s += v * v;
+    }
+)";
+
 const std::vector<RowStage>& rowStages() {
     static const std::vector<RowStage> list = {
         {"softmax",
@@ -1310,12 +1318,8 @@ const std::vector<RowStage>& rowStages() {
         {"rms_norm",
          "RMS normalisation",
          {"sum"},
-         R"(    float s = 0.0f;
-    for (int j = threadIdx.x; j < d; j += blockDim.x) {
-        const float v = pre(row[j]);
-        s += v * v;
-    }
-    s = block_sum(s, shared);
+         std::string(kRowSumOfSquares) +
+             R"(    s = block_sum(s, shared);
     const float r = rsqrtf(s / (float)d + 1e-6f);
     for (int j = threadIdx.x; j < d; j += blockDim.x)
         o[j] = post(pre(row[j]) * r);
@@ -1341,12 +1345,8 @@ const std::vector<RowStage>& rowStages() {
         {"l2_normalize",
          "L2 normalisation",
          {"sum"},
-         R"(    float s = 0.0f;
-    for (int j = threadIdx.x; j < d; j += blockDim.x) {
-        const float v = pre(row[j]);
-        s += v * v;
-    }
-    const float n = fmaxf(sqrtf(block_sum(s, shared)), 1e-12f);
+         std::string(kRowSumOfSquares) +
+             R"(    const float n = fmaxf(sqrtf(block_sum(s, shared)), 1e-12f);
     for (int j = threadIdx.x; j < d; j += blockDim.x)
         o[j] = post(pre(row[j]) / n);
 )",

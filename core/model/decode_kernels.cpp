@@ -429,7 +429,8 @@ void DecodeKernels::addRmsNorm(cu::Stream stream, const void* x, const void* del
 }
 
 void DecodeKernels::qkNormRope(cu::Stream stream, const QkNormRope& a) const {
-    if (a.dim > kMaxHeadDim || a.dim % 2 != 0 || a.kvHeads <= 0 || a.heads % a.kvHeads != 0)
+    if (a.layout.dim > kMaxHeadDim || a.layout.dim % 2 != 0 || a.layout.kvHeads <= 0 ||
+        a.layout.heads % a.layout.kvHeads != 0)
         throw Error("fused decoding kernels: unsupported head layout");
     const void* qkv = a.qkv;
     const void* qWeight = a.qWeight;
@@ -439,12 +440,12 @@ void DecodeKernels::qkNormRope(cu::Stream stream, const QkNormRope& a) const {
     void* query = a.query;
     void* cacheK = a.cacheK;
     void* cacheV = a.cacheV;
-    int block = static_cast<int>(a.block), heads = static_cast<int>(a.heads),
-        kvHeads = static_cast<int>(a.kvHeads), dim = static_cast<int>(a.dim);
-    long long capacity = a.capacity;
+    int block = static_cast<int>(a.layout.block), heads = static_cast<int>(a.layout.heads),
+        kvHeads = static_cast<int>(a.layout.kvHeads), dim = static_cast<int>(a.layout.dim);
+    long long capacity = a.layout.capacity;
     float eps = a.eps;
-    launch(m_qkNormRope, a.rows * a.block * (a.heads + 2 * a.kvHeads), threadsFor(a.dim, 1024),
-           stream,
+    launch(m_qkNormRope, a.layout.rows * a.layout.block * (a.layout.heads + 2 * a.layout.kvHeads),
+           threadsFor(a.layout.dim, 1024), stream,
            {&qkv, &qWeight, &kWeight, &starts, &invFreq, &query, &cacheK, &cacheV, &block, &heads,
             &kvHeads, &dim, &capacity, &eps});
 }
@@ -475,9 +476,11 @@ std::int64_t DecodeKernels::attendWorkspace(std::int64_t rows, std::int64_t kvHe
 }
 
 void DecodeKernels::attend(cu::Stream stream, const Attend& a) const {
-    const std::int64_t queries = a.block * (a.heads / std::max<std::int64_t>(a.kvHeads, 1));
-    if (a.kvHeads <= 0 || a.heads % a.kvHeads != 0 || a.dim != m_headDim || !attendFits(queries) ||
-        a.span <= 0 || a.span > a.capacity)
+    const std::int64_t queries =
+        a.layout.block * (a.layout.heads / std::max<std::int64_t>(a.layout.kvHeads, 1));
+    if (a.layout.kvHeads <= 0 || a.layout.heads % a.layout.kvHeads != 0 ||
+        a.layout.dim != m_headDim || !attendFits(queries) || a.span <= 0 ||
+        a.span > a.layout.capacity)
         throw Error("fused decoding kernels: unsupported attention layout");
     const void* query = a.query;
     const void* cacheK = a.cacheK;
@@ -485,21 +488,23 @@ void DecodeKernels::attend(cu::Stream stream, const Attend& a) const {
     const void* starts = a.starts;
     void* partial = a.workspace;
     void* out = a.out;
-    int q = static_cast<int>(queries), block = static_cast<int>(a.block),
-        heads = static_cast<int>(a.heads), kvHeads = static_cast<int>(a.kvHeads),
-        dim = static_cast<int>(a.dim), span = static_cast<int>(a.span),
+    int q = static_cast<int>(queries), block = static_cast<int>(a.layout.block),
+        heads = static_cast<int>(a.layout.heads), kvHeads = static_cast<int>(a.layout.kvHeads),
+        dim = static_cast<int>(a.layout.dim), span = static_cast<int>(a.span),
         chunks = static_cast<int>(attendChunks(a.span));
-    long long capacity = a.capacity;
+    long long capacity = a.layout.capacity;
     float scale = a.scale;
-    const unsigned grid[3] = {static_cast<unsigned>(chunks), static_cast<unsigned>(a.kvHeads),
-                              static_cast<unsigned>(a.rows)};
+    const unsigned grid[3] = {static_cast<unsigned>(chunks),
+                              static_cast<unsigned>(a.layout.kvHeads),
+                              static_cast<unsigned>(a.layout.rows)};
     const unsigned threads[3] = {kAttendThreads, 1, 1};
     std::vector<void*> parameters = {&query, &cacheK,  &cacheV,   &starts, &partial, &q,
                                      &block, &kvHeads, &capacity, &span,   &scale};
     launchKernel(m_attendChunk, grid, threads,
-                 static_cast<unsigned>(attendSharedBytes(m_element, queries, a.dim)), stream,
+                 static_cast<unsigned>(attendSharedBytes(m_element, queries, a.layout.dim)), stream,
                  parameters);
-    launch(m_attendCombine, a.rows * a.kvHeads * queries, threadsFor(a.dim, 1024), stream,
+    launch(m_attendCombine, a.layout.rows * a.layout.kvHeads * queries,
+           threadsFor(a.layout.dim, 1024), stream,
            {&partial, &out, &chunks, &q, &block, &heads, &kvHeads, &dim});
 }
 

@@ -52,6 +52,17 @@ public:
                     const void* weight, void* y, std::int64_t rows, std::int64_t cols,
                     float eps) const;
 
+    // The shape of a decoding pass both qkNormRope and attend read: `rows` sequences of a
+    // `block` of tokens, the heads, and the cache's `capacity` positions per row.
+    struct BlockLayout {
+        std::int64_t rows = 0;
+        std::int64_t block = 0;
+        std::int64_t heads = 0;
+        std::int64_t kvHeads = 0;
+        std::int64_t dim = 0;
+        std::int64_t capacity = 0;
+    };
+
     struct QkNormRope {
         const void* qkv = nullptr;            // [rows * block, heads + 2 kv_heads, dim]
         const void* qWeight = nullptr;        // [dim]
@@ -61,12 +72,7 @@ public:
         void* query = nullptr; // out: [rows, kv_heads, group * block, dim], queries folded by group
         void* cacheK = nullptr; // [rows..., kv_heads, capacity, dim]: written at the block's places
         void* cacheV = nullptr;
-        std::int64_t rows = 0;
-        std::int64_t block = 0;
-        std::int64_t heads = 0;
-        std::int64_t kvHeads = 0;
-        std::int64_t dim = 0;
-        std::int64_t capacity = 0;
+        BlockLayout layout;
         float eps = 1e-6f;
     };
     // Per-head RMSNorm of q and k, rotary embedding at each token's position, queries written
@@ -84,12 +90,7 @@ public:
         const std::int64_t* starts = nullptr; // [rows]: position of each row's first token
         float* workspace = nullptr;           // attendWorkspace(...) floats
         void* out = nullptr;                  // [rows, block, heads * dim]
-        std::int64_t rows = 0;
-        std::int64_t block = 0;
-        std::int64_t heads = 0;
-        std::int64_t kvHeads = 0;
-        std::int64_t dim = 0;
-        std::int64_t capacity = 0;
+        BlockLayout layout;
         std::int64_t span = 0; // cache positions read; each row reads those before start + block
         float scale = 1.0f;
     };

@@ -384,6 +384,17 @@ struct Qwen3Model::Impl {
         return fused.get();
     }
 
+    DecodeKernels::BlockLayout blockLayout(std::int64_t n, std::int64_t T) const {
+        DecodeKernels::BlockLayout layout;
+        layout.rows = n;
+        layout.block = T;
+        layout.heads = H();
+        layout.kvHeads = KV();
+        layout.dim = D();
+        layout.capacity = capacity;
+        return layout;
+    }
+
     // Layer l's attention of the folded queries over the first `span` cache positions, as
     // [n, T, H * D]: the fused kernels where the block's queries fit them (each row masked to its
     // start + T), else LibTorch's attention with `mask`.
@@ -405,12 +416,7 @@ struct Qwen3Model::Impl {
         a.starts = rowStarts.data_ptr<std::int64_t>();
         a.workspace = workspace.data_ptr<float>();
         a.out = out.data_ptr();
-        a.rows = n;
-        a.block = T;
-        a.heads = H();
-        a.kvHeads = KV();
-        a.dim = D();
-        a.capacity = capacity;
+        a.layout = blockLayout(n, T);
         a.span = span;
         a.scale = static_cast<float>(scale());
         kernels.attend(stream, a);
@@ -465,12 +471,7 @@ struct Qwen3Model::Impl {
             a.query = query.data_ptr();
             a.cacheK = cacheK[l].data_ptr();
             a.cacheV = cacheV[l].data_ptr();
-            a.rows = n;
-            a.block = T;
-            a.heads = H();
-            a.kvHeads = KV();
-            a.dim = D();
-            a.capacity = capacity;
+            a.layout = blockLayout(n, T);
             a.eps = eps;
             kernels.qkNormRope(stream, a);
             const auto attention = product(
