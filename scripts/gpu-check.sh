@@ -210,7 +210,8 @@ PY
         (
             cd "$work"
             if [[ ! -f corpus/corpus.jsonl ]]; then
-                "$dice" data synth --output corpus --seed 1 --variants 24
+                "$dice" data synth --output corpus --seed 1 --variants 24 --kernelbench-style \
+                    --python "$python"
             fi
             rm -rf rl-nano
             cp "$here/bench/rl-nano.json" rl-nano.json
@@ -261,7 +262,8 @@ PY
         (
             cd "$work"
             if [[ ! -f corpus/corpus.jsonl ]]; then
-                "$dice" data synth --output corpus --seed 1 --variants 24
+                "$dice" data synth --output corpus --seed 1 --variants 24 --kernelbench-style \
+                    --python "$python"
             fi
             case "$step" in
             nano-curate)

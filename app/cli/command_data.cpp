@@ -3,12 +3,14 @@
 #include "app/cli/commands.h"
 #include "core/common/file_util.h"
 #include "core/data/corpus_curator.h"
+#include "core/data/corpus_kernelbench.h"
 #include "core/data/corpus_synth.h"
 #include "core/data/corpus_writer.h"
 #include "core/system/result_file.h"
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <set>
@@ -19,9 +21,9 @@ namespace dice::cli {
 namespace {
 
 int synth(const std::vector<std::string>& words) {
-    const Arguments args(
-        words, {"help", "list-families"},
-        {"output", "seed", "variants", "held-out-families", "held-out-share", "families"});
+    const Arguments args(words, {"help", "list-families", "kernelbench-style"},
+                         {"output", "seed", "variants", "held-out-families", "held-out-share",
+                          "families", "python"});
     if (!args.ok()) {
         std::cerr << "dice data synth: " << args.error() << "\n";
         return 2;
@@ -30,11 +32,14 @@ int synth(const std::vector<std::string>& words) {
         std::cout
             << "usage: dice data synth --output DIR [--seed N] [--variants N]\n"
                "       [--held-out-families A,B,...] [--held-out-share X] [--families A,B,...]\n"
-               "       [--list-families]\n\n"
+               "       [--kernelbench-style [--python EXE]] [--list-families]\n\n"
                "Generates native tasks and their solutions over the operator families (all, or\n"
                "those --families names), and the training examples made from them (generation\n"
                "and infilling), with held-out variants and held-out families\n"
-               "(docs/corpus-format.md).\n";
+               "(docs/corpus-format.md). --kernelbench-style also converts each task's module\n"
+               "text with the KernelBench importer (a python3 with PyTorch; DIR/kernelbench-style\n"
+               "keeps the problem files) and asks for the same solution with the imported\n"
+               "problem's prompt.\n";
         return 0;
     }
     if (args.flag("list-families")) {
@@ -52,7 +57,24 @@ int synth(const std::vector<std::string>& words) {
     options.heldOutVariantShare = args.number("held-out-share", options.heldOutVariantShare);
     options.heldOutFamilies = splitList(args.value("held-out-families"));
     options.families = splitList(args.value("families"));
-    const auto tasks = synthesizeTasks(options);
+    auto tasks = synthesizeTasks(options);
+    std::size_t kernelbenchStyle = 0;
+    if (args.flag("kernelbench-style")) {
+        KernelBenchStyleOptions style;
+        style.directory =
+            (std::filesystem::path(args.value("output")) / "kernelbench-style").string();
+        style.python = args.value("python");
+        KernelBenchStyleReport report;
+        auto more = kernelbenchStyleTasks(tasks, style, &report);
+        std::cout << "KernelBench style: " << report.converted << " of " << report.problems
+                  << " converted with " << report.python << " (PyTorch " << report.torchVersion
+                  << "), " << more.size() << " asked\n";
+        for (const auto& [task, why] : report.skipped)
+            std::cout << "  not asked: " << task << ": " << why << "\n";
+        kernelbenchStyle = more.size();
+        tasks.insert(tasks.end(), std::make_move_iterator(more.begin()),
+                     std::make_move_iterator(more.end()));
+    }
     const auto examples = writeCorpus(args.value("output"), tasks, options);
     std::map<std::string, int> splits;
     for (const auto& t : tasks)
@@ -60,8 +82,10 @@ int synth(const std::vector<std::string>& words) {
     std::set<std::string> families;
     for (const auto& t : tasks)
         families.insert(t.family);
-    std::cout << tasks.size() << " tasks over " << families.size() << " families, " << examples
-              << " examples";
+    std::cout << tasks.size() << " tasks over " << families.size() << " families";
+    if (kernelbenchStyle > 0)
+        std::cout << " (" << kernelbenchStyle << " KernelBench-style)";
+    std::cout << ", " << examples << " examples";
     for (const auto& [split, count] : splits)
         std::cout << ", " << split << " " << count;
     std::cout << "\n";

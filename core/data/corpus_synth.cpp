@@ -229,6 +229,23 @@ RowShape rowShape(Rng& rng, std::int64_t maxD = 65536) {
 // ---------------------------------------------------------------------------------------------
 // Module text for prompts (KernelBench style): forward computes what the reference computes.
 
+// TorchScript knows the activations as torch.gelu and the like; Python's torch module does not,
+// and a KernelBench problem calls them from torch.nn.functional.
+std::string eagerPython(std::string text) {
+    static const char* const functionalOnly[] = {
+        "gelu",       "silu",        "mish",       "softplus", "elu",      "leaky_relu",
+        "hardswish",  "hardsigmoid", "hardtanh",   "relu6",    "softsign", "logsigmoid",
+        "softshrink", "hardshrink",  "tanhshrink", "glu"};
+    for (const char* name : functionalOnly) {
+        const std::string from = std::string("torch.") + name + "(";
+        const std::string to = std::string("torch.nn.functional.") + name + "(";
+        for (std::size_t at = text.find(from); at != std::string::npos;
+             at = text.find(from, at + to.size()))
+            text.replace(at, from.size(), to);
+    }
+    return text;
+}
+
 std::string moduleText(const std::string& docstring, const std::string& initArgs,
                        const std::string& initBody, const std::string& forwardArgs,
                        const std::string& forwardBody, const std::string& constants,
@@ -238,7 +255,7 @@ std::string moduleText(const std::string& docstring, const std::string& initArgs
         << docstring << "\"\"\"\n\n    def __init__(self" << initArgs
         << "):\n        super(Model, self).__init__()\n"
         << initBody << "\n    def forward(self, " << forwardArgs << "):\n"
-        << forwardBody << "\n\n"
+        << eagerPython(forwardBody) << "\n\n"
         << constants << "\n\ndef get_inputs():\n    return [" << inputs
         << "]\n\n\ndef get_init_inputs():\n    return [" << initInputs << "]\n";
     return out.str();

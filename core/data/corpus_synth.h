@@ -29,6 +29,9 @@ struct SynthTask {
     std::string solution; // the .dice text
     std::string family;
     CorpusSplit split = CorpusSplit::Train;
+    // The task as `dice import kernelbench` converts its module text (corpus_kernelbench.h): asked
+    // with the generation prompt only, its parameter files beside its task file.
+    bool kernelbenchStyle = false;
 };
 
 struct SynthOptions {

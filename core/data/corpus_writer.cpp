@@ -27,7 +27,7 @@ std::vector<CorpusExample> corpusExamples(const SynthTask& t) {
     out.push_back(generate);
 
     const auto skeleton = makeSkeleton(t.solution);
-    if (!skeleton)
+    if (!skeleton || t.kernelbenchStyle)
         return out;
     for (std::size_t target = 0; target < skeleton->holes.size(); ++target) {
         const std::string text = skeletonWithOneHole(*skeleton, target);
@@ -114,11 +114,25 @@ std::size_t writeCorpus(const std::string& directory, const std::vector<SynthTas
     std::string text;
     std::size_t count = 0;
     std::map<std::string, std::map<std::string, int>> families;
+    std::map<std::string, int> kernelbenchStyle;
     for (const auto& t : tasks) {
         writeFileAtomically((fs::path(directory) / "tasks" / (t.task.name + ".json")).string(),
                             taskFileText(t.task));
         writeFileAtomically((fs::path(directory) / "solutions" / (t.task.name + ".dice")).string(),
                             t.solution);
+        // An imported task's parameters lie in a file beside its task file.
+        for (const auto& p : t.task.parameters) {
+            if (p.init.kind != InitSpec::Kind::File || t.task.path.empty())
+                continue;
+            const fs::path from = fs::path(t.task.path).parent_path() / p.init.file;
+            const fs::path to = fs::path(directory) / "tasks" / p.init.file;
+            if (fs::exists(to, ec) && fs::equivalent(from, to, ec))
+                continue;
+            fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+            if (ec)
+                throw FileError(from.string(),
+                                "cannot copy the parameters into the corpus: " + ec.message());
+        }
         for (const auto& e : corpusExamples(t)) {
             lines += toJsonLine(e) + "\n";
             // The tokenizer learns from what the model reads and writes, training split only.
@@ -126,7 +140,10 @@ std::size_t writeCorpus(const std::string& directory, const std::vector<SynthTas
                 text += e.prompt + "\n" + e.answer + "\n";
             ++count;
         }
-        ++families[t.family][toString(t.split)];
+        if (t.kernelbenchStyle)
+            ++kernelbenchStyle[toString(t.split)];
+        else
+            ++families[t.family][toString(t.split)];
     }
     writeFileAtomically((fs::path(directory) / "corpus.jsonl").string(), lines);
     writeFileAtomically((fs::path(directory) / "tokenizer-text.txt").string(), text);
@@ -142,6 +159,8 @@ std::size_t writeCorpus(const std::string& directory, const std::vector<SynthTas
     manifest["families"] = nlohmann::json::object();
     for (const auto& [family, splits] : families)
         manifest["families"][family] = splits;
+    if (!kernelbenchStyle.empty())
+        manifest["kernelbench_style"] = kernelbenchStyle;
     writeFileAtomically((fs::path(directory) / "manifest.json").string(), manifest.dump(2) + "\n");
     return count;
 }

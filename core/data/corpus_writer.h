@@ -22,12 +22,14 @@ struct CorpusExample {
 };
 
 // The generation example and one infilling example per kernel of each task's solution (the other
-// kernels' bodies stay in place, so each example has exactly one hole).
+// kernels' bodies stay in place, so each example has exactly one hole); a KernelBench-style task
+// has the generation example only.
 std::vector<CorpusExample> corpusExamples(const SynthTask& task);
 
-// Writes DIR/tasks/NAME.json, DIR/solutions/NAME.dice, DIR/corpus.jsonl and DIR/manifest.json
-// (families, splits, counts, the options), and DIR/tokenizer-text.txt (the training split's
-// prompts and answers as plain text, to train a tokenizer on). Returns the number of examples.
+// Writes DIR/tasks/NAME.json (with the parameter files of imported tasks), DIR/solutions/NAME.dice,
+// DIR/corpus.jsonl and DIR/manifest.json (families, splits, counts, the KernelBench-style tasks per
+// split, the options), and DIR/tokenizer-text.txt (the training split's prompts and answers as
+// plain text, to train a tokenizer on). Returns the number of examples.
 std::size_t writeCorpus(const std::string& directory, const std::vector<SynthTask>& tasks,
                         const SynthOptions& options);
 

@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <csignal>
 #include <filesystem>
-#include <optional>
 
 namespace dice::kernelbench {
 
@@ -146,12 +145,12 @@ ImportReport importKernelBench(const std::vector<std::string>& paths, const Impo
                                      "--sandbox-program", sandboxProgram()};
     for (const auto& file : files)
         argv.insert(argv.end(), {"--read", file});
-    // A dry run writes no task, but the problem's code and PyTorch still need a writable
-    // folder of their own: one that goes with the import.
-    std::optional<TemporaryFolder> scratch;
-    if (options.dryRun || options.verifyBench)
-        scratch.emplace("dice-import");
-    argv.insert(argv.end(), {"--write", scratch ? scratch->path() : options.outputDirectory});
+    // The problem's code and PyTorch need a home and a temporary folder that go with the import
+    // (the first folder given is that); only an import that writes tasks may write the output.
+    const TemporaryFolder scratch("dice-import");
+    argv.insert(argv.end(), {"--write", scratch.path()});
+    if (!options.dryRun && !options.verifyBench)
+        argv.insert(argv.end(), {"--write", options.outputDirectory});
     const std::int64_t memoryLimit =
         options.memoryLimitBytes > 0 ? options.memoryLimitBytes : defaultImportMemoryLimit();
     argv.insert(argv.end(), {"--data-limit", std::to_string(memoryLimit)});

@@ -82,10 +82,13 @@ class Problem:
         self.level = level
         stem = os.path.splitext(os.path.basename(path))[0]
         match = re.match(r"^(\d+)_?(.*)$", stem)
-        self.number = int(match.group(1)) if match else 0
-        words = match.group(2) if match else stem
-        slug = re.sub(r"[^a-z0-9]+", "_", words.lower()).strip("_") or "problem"
-        self.name = ("kb_l%d_%03d_%s" % (level, self.number, slug))[:96]
+        # KernelBench numbers its files (19_ReLU.py); a file without a number keeps its whole
+        # name in the task's name and title.
+        self.number = int(match.group(1)) if match else None
+        self.words = (match.group(2) if match else stem).replace("_", " ").strip() or stem
+        slug = re.sub(r"[^a-z0-9]+", "_", self.words.lower()).strip("_") or "problem"
+        numbered = "%03d_" % self.number if match else ""
+        self.name = ("kb_l%d_%s%s" % (level, numbered, slug))[:96]
         self.stem = stem
 
     def docstring(self):
@@ -2418,8 +2421,9 @@ def task_document(problem, specs, emitter, source, small, bench, notes):
                            "init": {"kind": "file", "file": problem.name + ".safetensors",
                                     "tensor": name}})
     description = problem.docstring() or "KernelBench problem %s." % problem.stem
-    description += " (KernelBench level %d, problem %d: %s.py)" % (problem.level, problem.number,
-                                                                   problem.stem)
+    description += " (KernelBench level %d, %s%s.py)" % (
+        problem.level, "" if problem.number is None else "problem %d: " % problem.number,
+        problem.stem)
     tags = ["kernelbench", "kernelbench-level%d" % problem.level]
     if any("drawn from" in n for n in notes):
         tags.append("inputs-approximated")
@@ -2428,9 +2432,9 @@ def task_document(problem, specs, emitter, source, small, bench, notes):
     return {
         "format": "dice-task/1",
         "name": problem.name,
-        "title": "KernelBench L%d #%d: %s" % (problem.level, problem.number,
-                                              problem.stem.split("_", 1)[-1].replace("_", " ")
-                                              .strip()),
+        "title": "KernelBench L%d%s: %s" % (
+            problem.level, "" if problem.number is None else " #%d" % problem.number,
+            problem.words),
         "level": problem.level if problem.level in (1, 2, 3) else 3,
         "family": "kernelbench",
         "description": description,
