@@ -1437,6 +1437,129 @@ SynthTask makeRowChainTask(Rng& rng, int variant) {
     return out;
 }
 
+// A matrix product's epilogue chain: y = x @ W^T + b, a map over y fused into the product's store
+// and, in about half the variants, a row stage over y's rows in a second kernel. The product is
+// the plain 16 x 16 shared-memory tiling a small model can write whole; the bench sizes are those
+// at which fusing the epilogue pays against eager PyTorch's separate calls.
+SynthTask makeLinearChainTask(Rng& rng, int variant) {
+    const auto [mapCuda, mapTs] = drawUnaryChain(rng, 1, 2);
+    const bool rows = rng() % 2 == 0;
+    const RowStage& stage = pick(rng, rowStages());
+    const auto [postCuda, postTs] = drawUnaryChain(rng, 0, 1);
+    const int threads = pick(rng, std::vector<int>{64, 128, 256});
+    const std::string map = fill(mapTs, {{"X", "y"}});
+    const std::string post = fill(postTs, {{"X", "z"}});
+
+    SynthTask out;
+    Task& task = out.task;
+    task.name = "linear_chain_v" + std::to_string(variant);
+    task.title = rows ? "Linear, map, " + stage.words + ", map" : "Linear and map";
+    task.level = 2;
+    task.family = "linear_chain";
+    task.description = "y = x @ W^T + b, then y = " + map +
+                       (rows ? ", then z, the " + stage.words + " of y over each row" +
+                                   (post == "z" ? "" : ", then " + post)
+                             : "") +
+                       ".";
+    task.seed = 6000 + static_cast<std::uint64_t>(variant);
+    InitSpec fanIn;
+    fanIn.kind = InitSpec::Kind::UniformFanIn;
+    fanIn.fanIn = "K";
+    task.inputs.push_back(tensor("x", DType::Float32, {"M", "K"}, normal()));
+    task.parameters.push_back(tensor("weight", DType::Float32, {"N", "K"}, fanIn));
+    task.parameters.push_back(tensor("bias", DType::Float32, {"N"}, fanIn));
+    task.presets["small"] = {
+        {"M", pickInt(rng, 3, 70)}, {"K", pickInt(rng, 5, 300)}, {"N", pickInt(rng, 3, 200)}};
+    task.presets["bench"] = {{"M", pick(rng, std::vector<std::int64_t>{256, 512, 1024})},
+                             {"K", pick(rng, std::vector<std::int64_t>{128, 256, 512})},
+                             {"N", pick(rng, std::vector<std::int64_t>{128, 256, 512, 1024})}};
+    std::string body = "y = torch.linear(x, weight, bias)\n    y = " + map;
+    if (rows)
+        body += "\n    z = " + stage.ts + "\n    return " + post;
+    else
+        body += "\n    return y";
+    task.reference =
+        "def reference(x: Tensor, weight: Tensor, bias: Tensor) -> Tensor:\n    " + body + "\n";
+    task.flops = "2 * M * N * K";
+    task.tags = {"synthetic", "matmul", "epilogue"};
+    std::string forward = "        y = torch.nn.functional.linear(x, self.weight, self.bias)\n"
+                          "        y = " +
+                          map;
+    if (rows)
+        forward += "\n        z = " + stage.ts + "\n        return " + post;
+    else
+        forward += "\n        return y";
+    task.pytorchModule =
+        moduleText(task.description, ", in_features: int, out_features: int",
+                   "        self.weight = nn.Parameter(torch.randn(out_features, in_features) / "
+                   "in_features ** 0.5)\n"
+                   "        self.bias = nn.Parameter(torch.randn(out_features) * 0.1)\n",
+                   "x: torch.Tensor) -> (torch.Tensor", forward,
+                   sizeConstants(task.presets["bench"]), "torch.randn(M, K)", "K, N");
+
+    std::ostringstream d;
+    d << "#pragma dice device\n";
+    if (rows)
+        for (const auto& op : stage.reductions)
+            d << blockReduce(op) << "\n";
+    d << "__device__ __forceinline__ float epilogue(float v)\n{\n    return "
+      << fill(mapCuda, {{"X", "v"}}) << ";\n}\n\n";
+    if (rows)
+        d << "__device__ __forceinline__ float pre(float v)\n{\n    return v;\n}\n\n"
+          << "__device__ __forceinline__ float post(float v)\n{\n    return "
+          << fill(postCuda, {{"X", "v"}}) << ";\n}\n\n";
+    d << "extern \"C\" __global__ void linear_chain_gemm(const float* __restrict__ x, "
+         "const float* __restrict__ w,\n"
+         "                                  const float* __restrict__ bias, "
+         "float* __restrict__ y, int m, int n, int k)\n{\n"
+         "    __shared__ float xs[16][17];\n"
+         "    __shared__ float ws[16][17];\n"
+         "    const int row = blockIdx.y * 16 + threadIdx.y;\n"
+         "    const int col = blockIdx.x * 16 + threadIdx.x;\n"
+         "    const int wrow = blockIdx.x * 16 + threadIdx.y;\n"
+         "    float acc = 0.0f;\n"
+         "    for (int t = 0; t < k; t += 16) {\n"
+         "        const int kk = t + threadIdx.x;\n"
+         "        xs[threadIdx.y][threadIdx.x] = row < m && kk < k ? x[(long long)row * k + kk] "
+         ": 0.0f;\n"
+         "        ws[threadIdx.y][threadIdx.x] = wrow < n && kk < k ? w[(long long)wrow * k + kk] "
+         ": 0.0f;\n"
+         "        __syncthreads();\n"
+         "        for (int i = 0; i < 16; ++i)\n"
+         "            acc += xs[threadIdx.y][i] * ws[threadIdx.x][i];\n"
+         "        __syncthreads();\n"
+         "    }\n"
+         "    if (row < m && col < n)\n"
+         "        y[(long long)row * n + col] = epilogue(acc + bias[col]);\n"
+         "}\n";
+    if (rows)
+        d << "\nextern \"C\" __global__ void linear_chain_rows(const float* __restrict__ x, "
+             "float* __restrict__ out, int d)\n{\n"
+          << "    __shared__ float shared[32];\n"
+          << "    const float* row = x + (long long)blockIdx.x * d;\n"
+          << "    float* o = out + (long long)blockIdx.x * d;\n"
+          << stage.body << "}\n";
+    std::ostringstream h;
+    h << "#pragma dice host\n"
+         "def forward(x: Tensor, weight: Tensor, bias: Tensor) -> Tensor:\n"
+         "    assert x.is_contiguous() and weight.is_contiguous() and x.dim() == 2\n"
+         "    m = x.size(0)\n"
+         "    n = weight.size(0)\n"
+         "    assert weight.size(1) == x.size(1) and bias.numel() == n\n"
+         "    y = torch.empty([m, n], dtype=x.dtype, device=x.device)\n"
+         "    dice.launch(\"linear_chain_gemm\", [(n + 15) // 16, (m + 15) // 16], [16, 16],\n"
+         "                (x, weight, bias, y, m, n, x.size(1)))\n";
+    if (rows)
+        h << "    out = torch.empty_like(y)\n"
+          << "    dice.launch(\"linear_chain_rows\", [m], [" << threads << "], (y, out, n))\n"
+          << "    return out\n";
+    else
+        h << "    return y\n";
+    out.solution = d.str() + h.str();
+    out.family = "linear_chain";
+    return out;
+}
+
 std::vector<FamilyInfo> synthFamilies() {
     std::vector<FamilyInfo> out;
     for (const auto& f : mapFamilies())
@@ -1451,6 +1574,7 @@ std::vector<FamilyInfo> synthFamilies() {
     for (const auto& f : treeFamilies())
         out.push_back({f.name, 2, "map"});
     out.push_back({"row_chain", 2, "row_chain"});
+    out.push_back({"linear_chain", 2, "linear_chain"});
     return out;
 }
 
@@ -1509,6 +1633,7 @@ std::vector<SynthTask> synthesizeTasks(const SynthOptions& options) {
         emit(f.name, [&](Rng& rng, int v) { return makeRowNormTask(f, rng, v); });
     emit("cumsum", [&](Rng& rng, int v) { return makeScanTask(rng, v); });
     emit("row_chain", [&](Rng& rng, int v) { return makeRowChainTask(rng, v); });
+    emit("linear_chain", [&](Rng& rng, int v) { return makeLinearChainTask(rng, v); });
     for (const auto& f : treeFamilies())
         emit(
             f.name,

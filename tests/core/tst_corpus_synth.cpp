@@ -197,6 +197,11 @@ private Q_SLOTS:
             const std::string archetype = t.task.tags.size() > 1 ? t.task.tags[1] : "";
             if (archetype == "reduction")
                 QCOMPARE(out.sizes().vec(), std::vector<int64_t>{inShape.front()});
+            else if (archetype == "matmul")
+                QCOMPARE(out.sizes().vec(),
+                         (std::vector<int64_t>{
+                             inShape.front(),
+                             t.task.shape(t.task.parameters.front(), "small").front()}));
             else
                 QCOMPARE(out.sizes().vec(), inShape);
         }
