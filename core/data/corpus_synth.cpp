@@ -1255,6 +1255,89 @@ def forward(x: Tensor) -> Tensor:
     return out;
 }
 
+// Pooling over square windows of a [B, C, H, W] tensor with no padding: one thread per output
+// element, the window's size and stride baked into the kernel.
+SynthTask makePoolTask(bool maximum, Rng& rng, int variant) {
+    const int k = pickInt(rng, 2, 3);
+    const int stride = pickInt(rng, 1, k);
+    const int threads = pick(rng, std::vector<int>{128, 256, 512});
+    const std::string family = maximum ? "max_pool2d" : "avg_pool2d";
+    const std::string op = maximum ? "max_pool2d" : "avg_pool2d";
+    const std::string sizes = "[" + std::to_string(k) + ", " + std::to_string(k) + "], [" +
+                              std::to_string(stride) + ", " + std::to_string(stride) + "]";
+    SynthTask out;
+    Task& task = out.task;
+    task.name = family + "_v" + std::to_string(variant);
+    task.title = std::string(maximum ? "Max" : "Average") + " pooling " + std::to_string(k) + "x" +
+                 std::to_string(k) + ", stride " + std::to_string(stride);
+    task.level = 1;
+    task.family = family;
+    task.description = std::string(maximum ? "Maximum" : "Mean") + " over each " +
+                       std::to_string(k) + "x" + std::to_string(k) +
+                       " window of every channel of x [B, C, H, W], windows " +
+                       std::to_string(stride) + " apart, no padding.";
+    task.seed = 7000 + static_cast<std::uint64_t>(variant);
+    task.inputs.push_back(tensor("x", DType::Float32, {"B", "C", "H", "W"}, normal()));
+    task.presets["small"] = {{"B", pickInt(rng, 1, 3)},
+                             {"C", pickInt(rng, 2, 8)},
+                             {"H", pickInt(rng, 9, 40)},
+                             {"W", pickInt(rng, 9, 40)}};
+    const std::int64_t side = pick(rng, std::vector<std::int64_t>{64, 112, 128, 256});
+    const std::int64_t channels = pick(rng, std::vector<std::int64_t>{16, 32, 64});
+    task.presets["bench"] = {
+        {"B", std::max<std::int64_t>(1, (std::int64_t{1} << 25) / (channels * side * side))},
+        {"C", channels},
+        {"H", side},
+        {"W", side}};
+    task.reference =
+        "def reference(x: Tensor) -> Tensor:\n    return torch." + op + "(x, " + sizes + ")\n";
+    task.flops = "B * C * H * W";
+    task.tags = {"synthetic", "pool"};
+    task.pytorchModule =
+        moduleText(task.description, "", "", "x: torch.Tensor) -> (torch.Tensor",
+                   "        return torch.nn.functional." + op + "(x, " + sizes + ")",
+                   sizeConstants(task.presets["bench"]), "torch.randn(B, C, H, W)", "");
+    const std::string window = maximum ? "            acc = fmaxf(acc, p[dy * w + dx]);\n"
+                                       : "            acc += p[dy * w + dx];\n";
+    out.solution =
+        fill(R"(#pragma dice device
+extern "C" __global__ void $NAME$_kernel(const float* __restrict__ x, float* __restrict__ y, int h,
+                                         int w, int ho, int wo, long long total)
+{
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= total)
+        return;
+    const int ox = (int)(i % wo);
+    const int oy = (int)((i / wo) % ho);
+    const long long plane = i / ((long long)wo * ho);
+    const float* p = x + plane * h * w + (long long)(oy * $S$) * w + ox * $S$;
+    float acc = $INIT$;
+    for (int dy = 0; dy < $K$; ++dy)
+        for (int dx = 0; dx < $K$; ++dx)
+$WINDOW$    y[i] = $FINISH$;
+}
+#pragma dice host
+def forward(x: Tensor) -> Tensor:
+    assert x.is_contiguous() and x.dim() == 4
+    ho = (x.size(2) - $K$) // $S$ + 1
+    wo = (x.size(3) - $K$) // $S$ + 1
+    y = torch.empty([x.size(0), x.size(1), ho, wo], dtype=x.dtype, device=x.device)
+    total = y.numel()
+    dice.launch("$NAME$_kernel", [(total + $T$ - 1) // $T$], [$T$],
+                (x, y, x.size(2), x.size(3), ho, wo, total))
+    return y
+)",
+             {{"NAME", family},
+              {"K", std::to_string(k)},
+              {"S", std::to_string(stride)},
+              {"T", std::to_string(threads)},
+              {"INIT", maximum ? "__int_as_float(0xff800000)" : "0.0f"},
+              {"WINDOW", window},
+              {"FINISH", maximum ? "acc" : "acc * (1.0f / " + std::to_string(k * k) + ".0f)"}});
+    out.family = family;
+    return out;
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -1571,6 +1654,8 @@ std::vector<FamilyInfo> synthFamilies() {
     for (const auto& f : rowNormFamilies())
         out.push_back({f.name, f.level, "row_norm"});
     out.push_back({"cumsum", 1, "scan"});
+    out.push_back({"max_pool2d", 1, "pool"});
+    out.push_back({"avg_pool2d", 1, "pool"});
     for (const auto& f : treeFamilies())
         out.push_back({f.name, 2, "map"});
     out.push_back({"row_chain", 2, "row_chain"});
@@ -1632,6 +1717,8 @@ std::vector<SynthTask> synthesizeTasks(const SynthOptions& options) {
     for (const auto& f : rowNormFamilies())
         emit(f.name, [&](Rng& rng, int v) { return makeRowNormTask(f, rng, v); });
     emit("cumsum", [&](Rng& rng, int v) { return makeScanTask(rng, v); });
+    emit("max_pool2d", [&](Rng& rng, int v) { return makePoolTask(true, rng, v); });
+    emit("avg_pool2d", [&](Rng& rng, int v) { return makePoolTask(false, rng, v); });
     emit("row_chain", [&](Rng& rng, int v) { return makeRowChainTask(rng, v); });
     emit("linear_chain", [&](Rng& rng, int v) { return makeLinearChainTask(rng, v); });
     for (const auto& f : treeFamilies())
