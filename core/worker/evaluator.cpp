@@ -93,6 +93,8 @@ struct Evaluator::Impl {
         int device = 0;
         // The folders of parameter files this worker is started to read (dice-evald --read).
         std::set<std::string> readable;
+        // The share of its GPU's memory it runs with and starts again with; 0: its usual share.
+        double share = 0;
     };
 
     long sharing(int device) const {
@@ -108,10 +110,10 @@ struct Evaluator::Impl {
 
     std::vector<std::string> arguments(const Worker& w) const {
         std::vector<std::string> args = {"--device", std::to_string(w.device)};
-        if (sharing(w.device) > 1) {
+        if (sharing(w.device) > 1 || w.share > 0) {
             std::ostringstream share;
             share.imbue(std::locale::classic());
-            share << std::setprecision(17) << memoryShare(w.device);
+            share << std::setprecision(17) << (w.share > 0 ? w.share : memoryShare(w.device));
             args.insert(args.end(), {"--gpu-memory-share", share.str()});
         }
         if (options.cpuThreadsPerWorker > 0)
@@ -393,12 +395,20 @@ struct Evaluator::Impl {
         }
     }
 
-    // Sets a running worker's share of its GPU's memory; the worker gives back what it holds
-    // cached. A worker that is not running has nothing cached and starts with its usual share.
+    // Sets a worker's share of its GPU's memory (0: its usual share), which a running worker
+    // takes at once, giving back what it holds cached, and a worker started again (after a fault
+    // or a hang) starts with. The caller holds the worker's mutex.
+    void applyShare(Worker& w, double share) {
+        w.share = share;
+        w.process->setArguments(arguments(w));
+        if (w.process->running())
+            w.process->call("memory_share", {{"share", share > 0 ? share : memoryShare(w.device)}},
+                            options.runTimeoutMs);
+    }
+
     void setShare(Worker& w, double share) {
         std::lock_guard<std::mutex> lock(w.mutex);
-        if (w.process->running())
-            w.process->call("memory_share", {{"share", share}}, options.runTimeoutMs);
+        applyShare(w, share);
     }
 
     // Judges again, on `device`, the jobs that ran out of memory while all its workers shared
@@ -418,7 +428,7 @@ struct Evaluator::Impl {
         if (onGpu.empty())
             return;
         for (Worker* w : onGpu)
-            setShare(*w, memoryShare(device));
+            setShare(*w, 0);
         const double full = NativeEvaluator::kDefaultGpuMemoryShare;
         const long crowd = sharing(device);
         std::size_t count = onGpu.size();
@@ -445,13 +455,7 @@ struct Evaluator::Impl {
                     const std::size_t last = std::min(round.size(), first + chunk);
                     {
                         std::lock_guard<std::mutex> lock(w.mutex);
-                        std::vector<const Task*> tasks;
-                        for (std::size_t k = first; k < last; ++k)
-                            tasks.push_back(round[k].task);
-                        std::string error;
-                        if (readyFor(w, tasks, &error))
-                            w.process->call("memory_share", {{"share", share}},
-                                            options.runTimeoutMs);
+                        applyShare(w, share);
                     }
                     runBatch(
                         w, round, first, last, compileThreads, judged, [](std::size_t) {}, nullptr);
@@ -470,7 +474,7 @@ struct Evaluator::Impl {
                                             : std::string(", the GPU to itself"))});
                     }
                 }
-                setShare(w, memoryShare(device));
+                setShare(w, 0);
             };
             std::vector<std::thread> threads;
             for (std::size_t w = 0; w < count; ++w)

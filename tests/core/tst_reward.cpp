@@ -468,6 +468,40 @@ private slots:
         qunsetenv("CROWDED_WORKER_LOG");
     }
 
+    // A worker that faults while it judges again with more memory is started again with that
+    // memory, not with its usual share: on the H100, candidates judged again after such a restart
+    // ran out of memory with most of the GPU free and kept that verdict.
+    void aWorkerStartedAgainKeepsTheMemoryItWasGiven() {
+        const QTemporaryDir folder;
+        const std::string log = folder.path().toStdString() + "/worker.log";
+        qputenv("CROWDED_WORKER_LOG", QByteArray::fromStdString(log));
+        Evaluator evaluator(crowdedWorkers({0, 0, 0}));
+        const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
+        std::vector<Evaluator::Job> jobs;
+        for (int i = 0; i < 8; ++i)
+            jobs.push_back({suite.find("relu"), "source",
+                            (i == 1   ? "bigfault_"
+                             : i == 5 ? "big_"
+                                      : "small_") +
+                                std::to_string(i),
+                            EvalOptions()});
+        Evaluator::BatchOptions batch;
+        batch.chunk = 4;
+        batch.compileThreads = 2;
+        const auto results = evaluator.evaluateBatch(jobs, batch);
+        QVERIFY(results[1].verdict == Verdict::RuntimeError);
+        QVERIFY2(results[5].verdict == Verdict::Correct, results[5].message.c_str());
+        QVERIFY(results[5].hasFlag("judged_with_more_memory"));
+        std::map<std::string, std::vector<std::string>> runs;
+        for (const auto& line : readWorkerLog(log))
+            if (line.what != "share")
+                runs[line.what].push_back(line.share + " " + line.verdict);
+        QCOMPARE(runs["bigfault_1"],
+                 (std::vector<std::string>{"0.2667 not_run", "0.8000 runtime_error"}));
+        QCOMPARE(runs["big_5"], (std::vector<std::string>{"0.2667 not_run", "0.8000 correct"}));
+        qunsetenv("CROWDED_WORKER_LOG");
+    }
+
     void outOfMemoryIsJudgedAgainWithHalfTheWorkers_data() {
         QTest::addColumn<QString>("needs");
         QTest::addColumn<QStringList>("expected");
