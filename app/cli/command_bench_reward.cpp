@@ -35,8 +35,8 @@ const char* const kUsage =
     "  --idle-timeout S      a kernel silent this long hangs (default 2)\n"
     "  --mode MODE           correctness (default) or timed\n"
     "  --preset NAME         the tasks' sizes to judge at: bench (default) or small\n"
-    "  --fast-compile LEVEL  NVRTC's --Ofast-compile in correctness mode: off, min, mid\n"
-    "                        (default) or max\n"
+    "  --fast-compile LEVEL  NVRTC's --Ofast-compile in correctness mode: off (default),\n"
+    "                        min, mid or max\n"
     "  --no-alone            skip the one-by-one check\n"
     "  --save-candidates F   write the candidates to F as a dice eval --batch file\n"
     "  --output FILE         write the result file (JSON) here\n\n"
@@ -149,7 +149,7 @@ int benchReward(const Invocation& in) {
     options.service.reward.mode = parseJudgeMode(args.value("mode", "correctness"));
     options.service.reward.preset = parsePreset(args);
     options.service.reward.fastCompile =
-        rewardOptionsFromJson({{"fast_compile", args.value("fast-compile", "mid")}}).fastCompile;
+        rewardOptionsFromJson({{"fast_compile", args.value("fast-compile", "off")}}).fastCompile;
 
     const nlohmann::json report =
         runAndWrite(in, args, "bench-reward", [&](const RewardBenchProgress& say) {

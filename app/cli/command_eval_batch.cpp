@@ -38,8 +38,8 @@ const char* const kUsage =
     "reward\n"
     "  --speedup-clip C       (default 3)\n"
     "  --coverage-weight W    add W x the share of GPU time in the candidate's own kernels\n"
-    "  --fast-compile LEVEL   NVRTC's --Ofast-compile when judging for correctness: off, min,\n"
-    "                         mid (default) or max (docs/reward.md)\n"
+    "  --fast-compile LEVEL   NVRTC's --Ofast-compile when judging for correctness: off\n"
+    "                         (default), min, mid or max (docs/reward.md)\n"
     "  --devices LIST         GPU indices, an index repeated for more warm workers (default 0)\n"
     "  --compile-threads N    threads each worker compiles ahead with (default 4)\n"
     "  --chunk N              candidates per worker request (default 64)\n"
@@ -72,7 +72,7 @@ int evalBatch(const Invocation& in) {
                              {"speedup_weight", args.number("speedup-weight", 0)},
                              {"speedup_clip", args.number("speedup-clip", 3)},
                              {"coverage_weight", args.number("coverage-weight", 0)},
-                             {"fast_compile", args.value("fast-compile", "mid")}};
+                             {"fast_compile", args.value("fast-compile", "off")}};
     options.reward = rewardOptionsFromJson(reward);
     if (args.has("devices"))
         options.evaluator.devices = gpuIndexList(args.value("devices"));

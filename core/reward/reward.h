@@ -39,10 +39,12 @@ struct RewardOptions {
     double coverageWeight = 0;
     double hackReward = 0;
     // NVRTC's --Ofast-compile level when judging for correctness only ("min", "mid", "max"; empty
-    // or "off" in JSON: every optimisation). NVRTC spends most of a reward's CPU time; "mid"
-    // compiles the corpus's kernels about four times faster, and a kernel that computes the
-    // right values does so at any optimisation level. Timed judging always optimises fully.
-    std::string fastCompile = "mid";
+    // or "off" in JSON: every optimisation). "mid" compiles the corpus's kernels about four times
+    // faster, which pays where the CPU is short; but its builds of register-tiled kernels can run
+    // a hundred times slower (on an H100, correct matrix products took over a second a call), and
+    // on a GPU server the GPU is what a reward waits for (docs/reward.md). Timed judging always
+    // optimises fully.
+    std::string fastCompile;
 };
 
 // The evaluation options that judge for a reward (strict: a fallback is never correct).

@@ -279,6 +279,36 @@ struct Evaluator::Impl {
                   const std::function<void(std::size_t)>& finished,
                   const std::atomic<bool>* cancel) {
         std::lock_guard<std::mutex> lock(w.mutex);
+        runBatchLocked(w, jobs, first, last, compileThreads, results, finished, cancel);
+    }
+
+    // A build with fewer optimisations may run far slower than the kernel it is (register
+    // arrays in local memory: on the H100, correct matrix products took over a second a call
+    // and timed out), so its silence is no hang: it is judged again fully optimised, on the
+    // fresh worker, and that verdict stands.
+    void judgeTimeoutFullyOptimised(Worker& w, const Job& job, int compileThreads,
+                                    EvaluationResult& r, const std::atomic<bool>* cancel) {
+        Job full = job;
+        full.options.fastCompile.clear();
+        std::vector<EvaluationResult> again(1);
+        runBatchLocked(
+            w, {full}, 0, 1, compileThreads, again, [](std::size_t) {}, cancel);
+        const std::string first = r.message;
+        const WorkerState killed = r.workerState;
+        r = again.front();
+        // The worker that went silent was killed, whatever the second build did.
+        if (r.workerState == WorkerState::Ok || r.workerState == WorkerState::StartedAgain)
+            r.workerState = killed;
+        r.flags.push_back({"fully_optimised_again",
+                           "built with --Ofast-compile=" + job.options.fastCompile + ", " + first +
+                               "; this verdict is that of its fully optimised build"});
+    }
+
+    void runBatchLocked(Worker& w, const std::vector<Job>& jobs, std::size_t first,
+                        std::size_t last, int compileThreads,
+                        std::vector<EvaluationResult>& results,
+                        const std::function<void(std::size_t)>& finished,
+                        const std::atomic<bool>* cancel) {
         std::size_t pos = first;
         while (pos < last) {
             if (cancel && cancel->load()) {
@@ -375,6 +405,8 @@ struct Evaluator::Impl {
                 r.workerState =
                     timeout ? WorkerState::RestartedAfterTimeout : WorkerState::RestartedAfterCrash;
                 w.process->stop();
+                if (timeout && !jobs[at].options.fastCompile.empty())
+                    judgeTimeoutFullyOptimised(w, jobs[at], compileThreads, r, cancel);
                 finished(at);
                 pos = at + 1;
                 break;

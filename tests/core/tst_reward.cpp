@@ -208,9 +208,15 @@ private slots:
         QVERIFY(t.timing);
         QCOMPARE(t.timingTrials, 4);
         QVERIFY(t.checkedTimedCalls >= 1 && t.checkedTimedCalls <= 2);
-        // Correctness is judged on a faster, less optimised build; speed never is.
-        QCOMPARE(e.fastCompile, std::string("mid"));
+        // Every optimisation by default; a faster, less optimised build when asked, for
+        // correctness only, never for speed.
+        QCOMPARE(e.fastCompile, std::string());
         QCOMPARE(t.fastCompile, std::string());
+        RewardOptions fast;
+        fast.fastCompile = "mid";
+        QCOMPARE(judgeOptions(fast).fastCompile, std::string("mid"));
+        fast.mode = JudgeMode::Timed;
+        QCOMPARE(judgeOptions(fast).fastCompile, std::string());
         QCOMPARE(judgeOptions(rewardOptionsFromJson({{"fast_compile", "off"}})).fastCompile,
                  std::string());
         QCOMPARE(judgeOptions(rewardOptionsFromJson({{"fast_compile", "max"}})).fastCompile,
@@ -499,6 +505,45 @@ private slots:
         QCOMPARE(runs["bigfault_1"],
                  (std::vector<std::string>{"0.2667 not_run", "0.8000 runtime_error"}));
         QCOMPARE(runs["big_5"], (std::vector<std::string>{"0.2667 not_run", "0.8000 correct"}));
+        qunsetenv("CROWDED_WORKER_LOG");
+    }
+
+    // Silence from a build with fewer optimisations is no hang until the fully optimised build
+    // is silent as well: on the H100, correct matrix products built with --Ofast-compile=mid
+    // took over a second a call and were judged timeouts.
+    void aSilentFastBuildIsJudgedAgainFullyOptimised() {
+        const QTemporaryDir folder;
+        const std::string log = folder.path().toStdString() + "/worker.log";
+        qputenv("CROWDED_WORKER_LOG", QByteArray::fromStdString(log));
+        EvaluatorOptions o = crowdedWorkers({0});
+        o.idleTimeoutMs = 300;
+        Evaluator evaluator(o);
+        const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
+        EvalOptions fast;
+        fast.fastCompile = "mid";
+        std::vector<Evaluator::Job> jobs;
+        for (const std::string name : {"small_0", "slow_1", "hang_2", "small_3"})
+            jobs.push_back({suite.find("relu"), "source", name, fast});
+        jobs.push_back({suite.find("relu"), "source", "slow_4", EvalOptions()});
+        Evaluator::BatchOptions batch;
+        batch.chunk = jobs.size();
+        const auto results = evaluator.evaluateBatch(jobs, batch);
+        QVERIFY2(results[1].verdict == Verdict::Correct, results[1].message.c_str());
+        QVERIFY(results[1].hasFlag("fully_optimised_again"));
+        QVERIFY(results[1].workerState == WorkerState::RestartedAfterTimeout);
+        QVERIFY(results[2].verdict == Verdict::Timeout);
+        QVERIFY(results[2].hasFlag("fully_optimised_again"));
+        for (const std::size_t i : {0, 3, 4}) {
+            QVERIFY(results[i].verdict == Verdict::Correct);
+            QVERIFY(!results[i].hasFlag("fully_optimised_again"));
+        }
+        std::map<std::string, std::vector<std::string>> runs;
+        for (const auto& line : readWorkerLog(log))
+            if (line.what != "share")
+                runs[line.what].push_back(line.verdict);
+        QCOMPARE(runs["slow_1"], (std::vector<std::string>{"silent", "correct"}));
+        QCOMPARE(runs["hang_2"], (std::vector<std::string>{"silent", "silent"}));
+        QCOMPARE(runs["slow_4"], (std::vector<std::string>{"correct"}));
         qunsetenv("CROWDED_WORKER_LOG");
     }
 
