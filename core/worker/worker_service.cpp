@@ -6,9 +6,14 @@
 #include "core/system/system_info.h"
 #include "core/worker/line_reader.h"
 
+#include <poll.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
 #include <vector>
 
 namespace dice {
@@ -67,15 +72,46 @@ bool WorkerService::handleLine(const std::string& line, const Emit& plainSend) {
         send(protocol::makeError(request.id, "unknown request type \"" + request.type + "\""));
         return true;
     }
+    m_busy = true;
     try {
         found->second(request, send);
     } catch (const std::exception& e) {
         send(protocol::makeError(request.id, e.what()));
     }
+    m_busy = false;
     return !m_exit;
 }
 
 void WorkerService::serve(int input, const Emit& send) {
+    // The watch acts only while a handler runs: between requests the end of the input is read
+    // as such, and an owner that closes it after "shutdown" gets its reply.
+    std::atomic<bool> stop{false};
+    std::thread watch([&] {
+        while (!stop.load()) {
+            pollfd p{input, 0, 0};
+            if (::poll(&p, 1, 100) <= 0)
+                continue;
+            if (p.revents & POLLNVAL)
+                return;
+            if (m_busy.load()) {
+                if (m_ownerGone)
+                    m_ownerGone();
+                else
+                    std::_Exit(3);
+                return;
+            }
+            // The end of the input between requests: the loop below reads it and returns.
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    });
+    struct Join {
+        std::atomic<bool>& stop;
+        std::thread& watch;
+        ~Join() {
+            stop = true;
+            watch.join();
+        }
+    } join{stop, watch};
     LineReader reader(protocol::kMaxLineBytes);
     std::vector<char> chunk(1 << 16);
     for (;;) {

@@ -3,6 +3,7 @@
 
 #include "core/worker/worker_protocol.h"
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <string>
@@ -27,7 +28,13 @@ public:
     // Reads request lines from the descriptor `input` and handles each until the input ends or a
     // request asks the worker to exit. No more than protocol::kMaxLineBytes of a line is held: a
     // longer one gets an error reply as soon as it passes the limit, and its rest is skipped.
+    // While a request is handled, a watch on `input` calls the owner-gone action as soon as no
+    // one holds its other end: an owner that was killed (or ended by a time limit) does not leave
+    // its workers judging the rest of a batch on a GPU others need.
     void serve(int input, const Emit& send);
+    // What the watch does when the owner is gone mid-request; the default ends the process at once
+    // (a thread may be waiting on a hung kernel).
+    void setOwnerGoneAction(std::function<void()> action) { m_ownerGone = std::move(action); }
 
     // Merged into the reply to "hello" (for example what the sandbox applied).
     void setHelloInfo(const std::string& key, nlohmann::json value);
@@ -39,6 +46,9 @@ private:
     std::map<std::string, Handler> m_handlers;
     nlohmann::json m_helloInfo = nlohmann::json::object();
     bool m_exit = false;
+    std::function<void()> m_ownerGone;
+    // A handler is running (serve's watch reads it from its own thread).
+    std::atomic<bool> m_busy{false};
 };
 
 } // namespace dice

@@ -17,9 +17,12 @@
 #include <poll.h>
 #include <signal.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -512,6 +515,63 @@ private Q_SLOTS:
         QVERIFY(out[3]["message"].get<std::string>().find("frob\xEF\xBF\xBD") != std::string::npos);
         QCOMPARE(out[3]["utf8_replaced"].get<int>(), 1);
         QVERIFY(!service.handleLine(dice::protocol::makeRequest(7, "shutdown").dump(), send));
+    }
+
+    // An owner that is gone mid-request (killed, or ended by a time limit) is noticed at once:
+    // on an H100, workers of a killed reward benchmark went on judging their batches and held
+    // the GPU's memory while the next program ran out of it. Between requests, the end of the
+    // input is only the end.
+    void serviceNoticesItsOwnerGoneMidRequest() {
+        int fds[2];
+        QCOMPARE(::pipe(fds), 0);
+        dice::WorkerService service;
+        std::mutex mutex;
+        std::condition_variable changed;
+        bool started = false;
+        bool gone = false;
+        service.addHandler(
+            "slow", [&](const dice::protocol::Request&, const dice::WorkerService::Emit&) {
+                std::unique_lock<std::mutex> lock(mutex);
+                started = true;
+                changed.notify_all();
+                changed.wait_for(lock, std::chrono::seconds(20), [&] { return gone; });
+            });
+        service.setOwnerGoneAction([&] {
+            std::lock_guard<std::mutex> lock(mutex);
+            gone = true;
+            changed.notify_all();
+        });
+        std::thread serving([&] { service.serve(fds[0], [](const json&) {}); });
+        const std::string line = dice::protocol::makeRequest(1, "slow").dump() + "\n";
+        QCOMPARE(::write(fds[1], line.data(), line.size()), static_cast<ssize_t>(line.size()));
+        {
+            std::unique_lock<std::mutex> lock(mutex);
+            QVERIFY(changed.wait_for(lock, std::chrono::seconds(20), [&] { return started; }));
+        }
+        const auto closed = std::chrono::steady_clock::now();
+        ::close(fds[1]);
+        {
+            std::unique_lock<std::mutex> lock(mutex);
+            QVERIFY(changed.wait_for(lock, std::chrono::seconds(20), [&] { return gone; }));
+        }
+        QVERIFY(std::chrono::steady_clock::now() - closed < std::chrono::seconds(2));
+        serving.join();
+        ::close(fds[0]);
+
+        // Closed between requests (after the reply): serve returns, and nothing calls the action.
+        QCOMPARE(::pipe(fds), 0);
+        dice::WorkerService quiet;
+        std::atomic<bool> called{false};
+        std::atomic<int> replies{0};
+        quiet.setOwnerGoneAction([&] { called = true; });
+        std::thread serving2([&] { quiet.serve(fds[0], [&](const json&) { ++replies; }); });
+        const std::string hello = dice::protocol::makeRequest(2, "hello").dump() + "\n";
+        QCOMPARE(::write(fds[1], hello.data(), hello.size()), static_cast<ssize_t>(hello.size()));
+        QTRY_COMPARE_WITH_TIMEOUT(replies.load(), 1, 20000);
+        ::close(fds[1]);
+        serving2.join();
+        ::close(fds[0]);
+        QVERIFY(!called.load());
     }
 
     void workerSurvivesHostileLines() {
