@@ -73,7 +73,11 @@ def run_dice(dice, args, env=None):
     if proc.returncode not in (0, 1):
         raise RuntimeError("dice %s failed (%d): %s" % (" ".join(args), proc.returncode,
                                                         proc.stderr[-2000:]))
-    return json.loads(proc.stdout), wall
+    try:
+        return json.loads(proc.stdout), wall
+    except json.JSONDecodeError:
+        raise RuntimeError("dice %s printed no result (exit status %d): %s" % (
+            " ".join(args), proc.returncode, proc.stderr[-2000:]))
 
 
 def native_cold(dice, task, env=None):
@@ -220,13 +224,18 @@ def sandbox_cost(dice, tasks, rounds):
         entry = {}
         for name, rs in runs.items():
             entry[name] = {"verdicts": [r["verdict"] for r in rs],
+                           "messages": [r["message"] for r in rs],
                            "process_wall_s": [r["process_wall_s"] for r in rs],
                            "evaluation_ms": [r["evaluation_ms"] for r in rs]}
         wall = {n: statistics.median(entry[n]["process_wall_s"]) for n in runs}
         evaluation = {n: statistics.median(entry[n]["evaluation_ms"]) for n in runs}
         entry["median_process_wall_ratio"] = wall["confined"] / wall["unconfined"]
         entry["median_evaluation_ratio"] = evaluation["confined"] / evaluation["unconfined"]
-        entry["within_10_percent"] = entry["median_process_wall_ratio"] <= 1.10
+        # An evaluation that did not run (no GPU free, out of memory) costs nothing to confine:
+        # the ratio of such runs measures nothing.
+        entry["all_correct"] = all(v == "correct" for n in runs for v in entry[n]["verdicts"])
+        entry["within_10_percent"] = (entry["all_correct"] and
+                                      entry["median_process_wall_ratio"] <= 1.10)
         native[t] = entry
     return native
 
@@ -271,9 +280,10 @@ def kernelbench_sandbox_cost(dice, tasks, rounds, folders):
             subprocess.run(plain_args, capture_output=True, check=True)
             plain.append(time.perf_counter() - start)
         extra = statistics.median(sandboxed) - statistics.median(plain)
+        correct = all(v == "correct" for v in verdicts)
         out[t] = {"sandboxed_process_wall_s": sandboxed, "unconfined_process_wall_s": plain,
-                  "sandboxed_verdicts": verdicts, "median_extra_s": extra,
-                  "within_2_s": extra <= 2.0}
+                  "sandboxed_verdicts": verdicts, "all_correct": correct,
+                  "median_extra_s": extra, "within_2_s": correct and extra <= 2.0}
     return out
 
 
@@ -450,8 +460,10 @@ def main():
     if throughput:
         print("  warm worker: %.1f evaluations per minute" % throughput)
     for t, c in cost["native"].items():
-        print("  %-8s sandbox: native process %.3fx, evaluation %.3fx of unconfined"
-              % (t, c["median_process_wall_ratio"], c["median_evaluation_ratio"]))
+        print("  %-8s sandbox: native process %.3fx, evaluation %.3fx of unconfined%s"
+              % (t, c["median_process_wall_ratio"], c["median_evaluation_ratio"],
+                 "" if c["all_correct"] else " (not every evaluation ran: %s)"
+                 % c["confined"]["messages"][0]))
     for t, c in cost.get("kernelbench", {}).items():
         print("  %-8s sandbox: KernelBench evaluation %+.2f s against unconfined"
               % (t, c["median_extra_s"]))
