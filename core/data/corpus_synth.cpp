@@ -1255,6 +1255,105 @@ def forward(x: Tensor) -> Tensor:
     return out;
 }
 
+// Depthwise convolution (one K x K filter per channel, stride 1) of a [B, C, H, W] tensor, with
+// zero padding of 0 or K / 2 and a bias per channel: one thread per output element.
+SynthTask makeDepthwiseConvTask(Rng& rng, int variant) {
+    const int k = pick(rng, std::vector<int>{3, 5});
+    const int pad = rng() % 2 == 0 ? 0 : k / 2;
+    const int threads = pick(rng, std::vector<int>{128, 256, 512});
+    SynthTask out;
+    Task& task = out.task;
+    task.name = "depthwise_conv2d_v" + std::to_string(variant);
+    task.title = "Depthwise convolution " + std::to_string(k) + "x" + std::to_string(k) +
+                 (pad ? ", padding " + std::to_string(pad) : std::string());
+    task.level = 1;
+    task.family = "depthwise_conv2d";
+    task.description = "Each channel of x [B, C, H, W] convolved with its own " +
+                       std::to_string(k) + "x" + std::to_string(k) + " filter (stride 1, " +
+                       (pad ? "zero padding " + std::to_string(pad) : std::string("no padding")) +
+                       "), plus the channel's bias.";
+    task.seed = 7500 + static_cast<std::uint64_t>(variant);
+    InitSpec fanIn;
+    fanIn.kind = InitSpec::Kind::UniformFanIn;
+    fanIn.fanIn = std::to_string(k * k);
+    task.inputs.push_back(tensor("x", DType::Float32, {"B", "C", "H", "W"}, normal()));
+    task.parameters.push_back(
+        tensor("weight", DType::Float32, {"C", "1", std::to_string(k), std::to_string(k)}, fanIn));
+    task.parameters.push_back(tensor("bias", DType::Float32, {"C"}, fanIn));
+    task.presets["small"] = {{"B", pickInt(rng, 1, 3)},
+                             {"C", pickInt(rng, 2, 8)},
+                             {"H", pickInt(rng, 9, 40)},
+                             {"W", pickInt(rng, 9, 40)}};
+    const std::int64_t side = pick(rng, std::vector<std::int64_t>{56, 112, 128});
+    const std::int64_t channels = pick(rng, std::vector<std::int64_t>{32, 64, 128});
+    task.presets["bench"] = {
+        {"B", std::max<std::int64_t>(1, (std::int64_t{1} << 25) / (channels * side * side))},
+        {"C", channels},
+        {"H", side},
+        {"W", side}};
+    const std::string padding = std::to_string(pad);
+    task.reference = "def reference(x: Tensor, weight: Tensor, bias: Tensor) -> Tensor:\n"
+                     "    return torch.conv2d(x, weight, bias, [1, 1], [" +
+                     padding + ", " + padding + "], [1, 1], x.size(1))\n";
+    task.flops = "2 * B * C * H * W * " + std::to_string(k * k);
+    task.tags = {"synthetic", "conv"};
+    task.pytorchModule =
+        moduleText(task.description, ", channels: int",
+                   "        self.channels = channels\n"
+                   "        self.weight = nn.Parameter(torch.randn(channels, 1, " +
+                       std::to_string(k) + ", " + std::to_string(k) + ") / " + std::to_string(k) +
+                       ")\n"
+                       "        self.bias = nn.Parameter(torch.randn(channels) * 0.1)\n",
+                   "x: torch.Tensor) -> (torch.Tensor",
+                   "        return torch.nn.functional.conv2d(x, self.weight, self.bias, 1, " +
+                       padding + ", 1, self.channels)",
+                   sizeConstants(task.presets["bench"]), "torch.randn(B, C, H, W)", "C");
+    out.solution = fill(R"(#pragma dice device
+extern "C" __global__ void depthwise_conv2d_kernel(const float* __restrict__ x,
+                                                   const float* __restrict__ w,
+                                                   const float* __restrict__ bias,
+                                                   float* __restrict__ y, int c, int h, int wd,
+                                                   int ho, int wo, long long total)
+{
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= total)
+        return;
+    const int ox = (int)(i % wo);
+    const int oy = (int)((i / wo) % ho);
+    const long long plane = i / ((long long)wo * ho);
+    const int ch = (int)(plane % c);
+    const float* p = x + plane * h * wd;
+    const float* f = w + ch * $K$ * $K$;
+    float acc = bias[ch];
+    for (int dy = 0; dy < $K$; ++dy) {
+        const int iy = oy + dy - $P$;
+        if (iy < 0 || iy >= h)
+            continue;
+        for (int dx = 0; dx < $K$; ++dx) {
+            const int ix = ox + dx - $P$;
+            if (ix >= 0 && ix < wd)
+                acc += p[(long long)iy * wd + ix] * f[dy * $K$ + dx];
+        }
+    }
+    y[i] = acc;
+}
+#pragma dice host
+def forward(x: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
+    assert x.is_contiguous() and weight.is_contiguous() and x.dim() == 4
+    assert weight.size(0) == x.size(1) and bias.numel() == x.size(1)
+    ho = x.size(2) + 2 * $P$ - $K$ + 1
+    wo = x.size(3) + 2 * $P$ - $K$ + 1
+    y = torch.empty([x.size(0), x.size(1), ho, wo], dtype=x.dtype, device=x.device)
+    total = y.numel()
+    dice.launch("depthwise_conv2d_kernel", [(total + $T$ - 1) // $T$], [$T$],
+                (x, weight, bias, y, x.size(1), x.size(2), x.size(3), ho, wo, total))
+    return y
+)",
+                        {{"K", std::to_string(k)}, {"P", padding}, {"T", std::to_string(threads)}});
+    out.family = "depthwise_conv2d";
+    return out;
+}
+
 // Pooling over square windows of a [B, C, H, W] tensor with no padding: one thread per output
 // element, the window's size and stride baked into the kernel.
 SynthTask makePoolTask(bool maximum, Rng& rng, int variant) {
@@ -1656,6 +1755,7 @@ std::vector<FamilyInfo> synthFamilies() {
     out.push_back({"cumsum", 1, "scan"});
     out.push_back({"max_pool2d", 1, "pool"});
     out.push_back({"avg_pool2d", 1, "pool"});
+    out.push_back({"depthwise_conv2d", 1, "conv"});
     for (const auto& f : treeFamilies())
         out.push_back({f.name, 2, "map"});
     out.push_back({"row_chain", 2, "row_chain"});
@@ -1719,6 +1819,7 @@ std::vector<SynthTask> synthesizeTasks(const SynthOptions& options) {
     emit("cumsum", [&](Rng& rng, int v) { return makeScanTask(rng, v); });
     emit("max_pool2d", [&](Rng& rng, int v) { return makePoolTask(true, rng, v); });
     emit("avg_pool2d", [&](Rng& rng, int v) { return makePoolTask(false, rng, v); });
+    emit("depthwise_conv2d", [&](Rng& rng, int v) { return makeDepthwiseConvTask(rng, v); });
     emit("row_chain", [&](Rng& rng, int v) { return makeRowChainTask(rng, v); });
     emit("linear_chain", [&](Rng& rng, int v) { return makeLinearChainTask(rng, v); });
     for (const auto& f : treeFamilies())
