@@ -5,7 +5,7 @@
 
   bench/nano_eval.py --dice DICE --model DIR --corpus DIR --split heldout_variant \
       --limit N --work DIR [--device cuda] [--preset small|bench] [--kind generate|infill]
-      [--curation FILE] [--output FILE]
+      [--style native|kernelbench] [--curation FILE] [--output FILE]
   bench/nano_eval.py --dice DICE --model DIR --tasks DIR --work DIR [--output FILE]
 
 --curation keeps the tasks a curation report (dice data curate --report) kept, so that the
@@ -41,6 +41,9 @@ def main():
     p.add_argument("--preset", default="bench")
     p.add_argument("--max-tokens", type=int, default=1024)
     p.add_argument("--kind", default="generate", choices=["generate", "infill"])
+    # The corpus asks some tasks again as imported KernelBench problems (style "kernelbench");
+    # each style is its own set.
+    p.add_argument("--style", default="native", choices=["native", "kernelbench"])
     p.add_argument("--output")
     a = p.parse_args()
     if bool(a.corpus) == bool(a.tasks):
@@ -67,7 +70,8 @@ def main():
             # later holes still open (the Infill area's order) are left out here.
             one_hole = a.kind != "infill" or r["prompt"].split("Skeleton:\n", 1)[1].count(
                 "{{hole") == 1
-            if r["split"] == a.split and r["kind"] == a.kind and one_hole and (
+            style = r.get("style", "native")
+            if r["split"] == a.split and r["kind"] == a.kind and one_hole and style == a.style and (
                     kept is None or r["task"] in kept):
                 families.setdefault(r["family"], []).append(r)
         rank = 0
@@ -123,7 +127,7 @@ def main():
         os.path.basename(x) if os.path.isabs(x) else x for x in sys.argv[1:])
     report = {"kind": "nano-eval", "command": command,
               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine,
-              "split": "tasks" if a.tasks else a.split, "answers": a.kind, "preset": a.preset,
+              "split": "tasks" if a.tasks else a.split, "answers": a.kind, "style": a.style, "preset": a.preset,
               "model": os.path.basename(os.path.normpath(a.model)),
               "generations": generations, "suite": suite}
     with open(a.output or os.path.join(a.work, "report.json"), "w") as f:

@@ -313,6 +313,14 @@ PY
                     --curation curation.json --split heldout_variant --kind infill --limit 24 \
                     --max-tokens 512 --work eval-infill \
                     --output "nano-eval-infill-heldout-variant-$device.json"
+                # The same held-out variants asked as imported KernelBench problems, where the
+                # corpus has them (dice data synth --kernelbench-style).
+                if grep -q '"style":"kernelbench"' corpus/corpus.jsonl; then
+                    "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
+                        --split heldout_variant --style kernelbench --limit 24 \
+                        --work eval-variant-kernelbench \
+                        --output "nano-eval-kernelbench-style-heldout-variant-$device.json"
+                fi
                 kb="${KERNELBENCH_DIR:-$here/../shared/data/kernelbench}"
                 if [[ -d "$kb/level1" ]]; then
                     mkdir -p kernelbench-covered

@@ -24,6 +24,7 @@ std::vector<CorpusExample> corpusExamples(const SynthTask& t) {
     generate.kind = "generate";
     generate.prompt = nativeGenerationPrompt(t.task);
     generate.answer = t.solution;
+    generate.kernelbenchStyle = t.kernelbenchStyle;
     out.push_back(generate);
 
     const auto skeleton = makeSkeleton(t.solution);
@@ -61,6 +62,8 @@ std::string toJsonLine(const CorpusExample& e) {
                      {"prompt", e.prompt}, {"answer", e.answer}};
     if (!e.hole.empty())
         j["hole"] = e.hole;
+    if (e.kernelbenchStyle)
+        j["style"] = "kernelbench";
     return j.dump();
 }
 
@@ -99,6 +102,10 @@ CorpusExample corpusExampleFromJson(const std::string& line) {
     }
     if (e.kind != "generate" && e.kind != "infill")
         throw Error("\"kind\" must be generate or infill");
+    const std::string style = text("style", false);
+    if (!style.empty() && style != "kernelbench")
+        throw Error("\"style\" must be kernelbench when present");
+    e.kernelbenchStyle = style == "kernelbench";
     return e;
 }
 

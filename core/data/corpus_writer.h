@@ -19,6 +19,8 @@ struct CorpusExample {
     std::string hole;   // for infill: the kernel whose body is the answer
     std::string prompt; // the user message (before the chat template)
     std::string answer; // what the model must write
+    // Asked as the workbench asks about an imported KernelBench problem ("style": "kernelbench").
+    bool kernelbenchStyle = false;
 };
 
 // The generation example and one infilling example per kernel of each task's solution (the other

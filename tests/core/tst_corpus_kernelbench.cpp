@@ -116,7 +116,12 @@ private Q_SLOTS:
         for (std::string line; std::getline(lines, line);) {
             const auto e = corpusExampleFromJson(line);
             kinds[e.task].insert(e.kind);
+            QCOMPARE(e.kernelbenchStyle, converted.count(e.task) == 1);
+            QCOMPARE(toJsonLine(e), line);
         }
+        QVERIFY_THROWS_EXCEPTION(
+            Error, corpusExampleFromJson(R"({"id": "a", "task": "a", "split": "train", "kind":
+                "generate", "prompt": "p", "answer": "a", "style": "python"})"));
         for (const auto& name : converted)
             QCOMPARE(kinds[name], (std::set<std::string>{"generate"}));
         QVERIFY(kinds["softmax_v0"].count("infill"));
