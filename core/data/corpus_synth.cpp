@@ -1565,6 +1565,22 @@ const std::vector<RowStage>& rowStages() {
     return list;
 }
 
+// `__device__ float NAME(float v)` returning the CUDA expression over $X$ at v.
+std::string deviceMap(const std::string& name, const std::string& cuda) {
+    return "__device__ __forceinline__ float " + name + "(float v)\n{\n    return " +
+           fill(cuda, {{"X", "v"}}) + ";\n}\n\n";
+}
+
+// A kernel of one block per row of x [rows, d] that writes the row stage of pre(x) to out.
+std::string rowStageKernel(const std::string& name, const RowStage& stage) {
+    return "extern \"C\" __global__ void " + name +
+           "(const float* __restrict__ x, float* __restrict__ out, int d)\n{\n"
+           "    __shared__ float shared[32];\n"
+           "    const float* row = x + (long long)blockIdx.x * d;\n"
+           "    float* o = out + (long long)blockIdx.x * d;\n" +
+           stage.body + "}\n";
+}
+
 SynthTask makeRowChainTask(Rng& rng, int variant) {
     const auto [preCuda, preTs] = drawUnaryChain(rng, 1, 2);
     const RowStage& stage = pick(rng, rowStages());
@@ -1598,16 +1614,8 @@ SynthTask makeRowChainTask(Rng& rng, int variant) {
     d << "#pragma dice device\n";
     for (const auto& op : stage.reductions)
         d << blockReduce(op) << "\n";
-    d << "__device__ __forceinline__ float pre(float v)\n{\n    return "
-      << fill(preCuda, {{"X", "v"}}) << ";\n}\n\n"
-      << "__device__ __forceinline__ float post(float v)\n{\n    return "
-      << fill(postCuda, {{"X", "v"}}) << ";\n}\n\n"
-      << "extern \"C\" __global__ void row_chain_kernel(const float* __restrict__ x, "
-         "float* __restrict__ out, int d)\n{\n"
-      << "    __shared__ float shared[32];\n"
-      << "    const float* row = x + (long long)blockIdx.x * d;\n"
-      << "    float* o = out + (long long)blockIdx.x * d;\n"
-      << stage.body << "}\n";
+    d << deviceMap("pre", preCuda) << deviceMap("post", postCuda)
+      << rowStageKernel("row_chain_kernel", stage);
     std::ostringstream h;
     h << "#pragma dice host\ndef forward(x: Tensor) -> Tensor:\n"
       << "    assert x.is_contiguous() and x.dim() == 2\n"
@@ -1684,12 +1692,9 @@ SynthTask makeLinearChainTask(Rng& rng, int variant) {
     if (rows)
         for (const auto& op : stage.reductions)
             d << blockReduce(op) << "\n";
-    d << "__device__ __forceinline__ float epilogue(float v)\n{\n    return "
-      << fill(mapCuda, {{"X", "v"}}) << ";\n}\n\n";
+    d << deviceMap("epilogue", mapCuda);
     if (rows)
-        d << "__device__ __forceinline__ float pre(float v)\n{\n    return v;\n}\n\n"
-          << "__device__ __forceinline__ float post(float v)\n{\n    return "
-          << fill(postCuda, {{"X", "v"}}) << ";\n}\n\n";
+        d << deviceMap("pre", "$X$") << deviceMap("post", postCuda);
     d << "extern \"C\" __global__ void linear_chain_gemm(const float* __restrict__ x, "
          "const float* __restrict__ w,\n"
          "                                  const float* __restrict__ bias, "
@@ -1715,12 +1720,7 @@ SynthTask makeLinearChainTask(Rng& rng, int variant) {
          "        y[(long long)row * n + col] = epilogue(acc + bias[col]);\n"
          "}\n";
     if (rows)
-        d << "\nextern \"C\" __global__ void linear_chain_rows(const float* __restrict__ x, "
-             "float* __restrict__ out, int d)\n{\n"
-          << "    __shared__ float shared[32];\n"
-          << "    const float* row = x + (long long)blockIdx.x * d;\n"
-          << "    float* o = out + (long long)blockIdx.x * d;\n"
-          << stage.body << "}\n";
+        d << "\n" << rowStageKernel("linear_chain_rows", stage);
     std::ostringstream h;
     h << "#pragma dice host\n"
          "def forward(x: Tensor, weight: Tensor, bias: Tensor) -> Tensor:\n"
