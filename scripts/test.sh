@@ -27,7 +27,7 @@ run_dev() {
 run_asan() {
     scripts/setup.sh asan-core
     ctest --preset asan-core --parallel 2 -L core \
-        -E '^(tst_kernelbench_import|tst_kernelbench_sandbox|tst_suite_modules)$'
+        -E '^(tst_kernelbench_import|tst_kernelbench_sandbox|tst_suite_modules|tst_corpus_kernelbench)$'
 }
 
 run_fuzz() {
