@@ -1354,6 +1354,97 @@ def forward(x: Tensor, weight: Tensor, bias: Tensor) -> Tensor:
     return out;
 }
 
+// A reduction over the middle dimension of x [B, D1, D2] (what torch.sum(x, 1) and the like
+// compute): one thread per output element walks its column of D1 values, neighbouring threads
+// reading neighbouring addresses.
+SynthTask makeDimReduceTask(Rng& rng, int variant) {
+    struct Op {
+        std::string name, words, ts, init, combine, finish;
+        bool index;
+    };
+    static const std::vector<Op> ops = {
+        {"sum", "sum", "torch.sum(x, 1)", "0.0f", "acc += v;", "acc", false},
+        {"mean", "mean", "torch.mean(x, 1)", "0.0f", "acc += v;", "acc / (float)d1", false},
+        {"max", "maximum", "torch.amax(x, [1])", "__int_as_float(0xff800000)",
+         "acc = fmaxf(acc, v);", "acc", false},
+        {"min", "minimum", "torch.amin(x, [1])", "__int_as_float(0x7f800000)",
+         "acc = fminf(acc, v);", "acc", false},
+        {"argmax", "index of the first maximum", "torch.argmax(x, 1)", "__int_as_float(0xff800000)",
+         "if (v > acc) {\n            acc = v;\n            best = k;\n        }", "best", true},
+        {"argmin", "index of the first minimum", "torch.argmin(x, 1)", "__int_as_float(0x7f800000)",
+         "if (v < acc) {\n            acc = v;\n            best = k;\n        }", "best", true},
+    };
+    const Op& op = pick(rng, ops);
+    const int threads = pick(rng, std::vector<int>{128, 256, 512});
+    SynthTask out;
+    Task& task = out.task;
+    task.name = "dim_reduce_v" + std::to_string(variant);
+    task.title = "Reduction over a dimension: " + op.name;
+    task.level = 1;
+    task.family = "dim_reduce";
+    task.description = "The " + op.words +
+                       " of x [B, D1, D2] over its middle dimension: out[b, j] "
+                       "reduces x[b, :, j].";
+    task.seed = 8000 + static_cast<std::uint64_t>(variant);
+    task.inputs.push_back(tensor("x", DType::Float32, {"B", "D1", "D2"}, normal()));
+    task.presets["small"] = {
+        {"B", pickInt(rng, 2, 5)}, {"D1", pickInt(rng, 3, 300)}, {"D2", pickInt(rng, 3, 300)}};
+    const std::int64_t d1 = pick(rng, std::vector<std::int64_t>{256, 1024, 4096});
+    const std::int64_t d2 = pick(rng, std::vector<std::int64_t>{255, 1024, 4095});
+    task.presets["bench"] = {{"B", std::max<std::int64_t>(1, (std::int64_t{1} << 26) / (d1 * d2))},
+                             {"D1", d1},
+                             {"D2", d2}};
+    task.reference = "def reference(x: Tensor) -> Tensor:\n    return " + op.ts + "\n";
+    task.flops = "B * D1 * D2";
+    // Sums of thousands of terms in another order differ by more than 1e-4 near zero.
+    if (op.name == "sum")
+        task.tolerances[DType::Float32] = Tolerance{1e-3, 1e-3};
+    task.tags = {"synthetic", "dim_reduction"};
+    task.pytorchModule = moduleText(task.description, "", "", "x: torch.Tensor) -> (torch.Tensor",
+                                    "        return " + op.ts, sizeConstants(task.presets["bench"]),
+                                    "torch.randn(B, D1, D2)", "");
+    out.solution =
+        fill(R"(#pragma dice device
+extern "C" __global__ void dim_reduce_kernel(const float* __restrict__ x, $OUT$* __restrict__ y,
+                                             int d1, int d2, long long total)
+{
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= total)
+        return;
+    const long long b = i / d2;
+    const int j = (int)(i % d2);
+    const float* p = x + b * d1 * d2 + j;
+    float acc = $INIT$;
+$BEST$    for (int k = 0; k < d1; ++k) {
+        const float v = p[(long long)k * d2];
+        $COMBINE$
+    }
+    y[i] = $FINISH$;
+}
+#pragma dice host
+def forward(x: Tensor) -> Tensor:
+    assert x.is_contiguous() and x.dim() == 3
+$EMPTY$    total = out.numel()
+    dice.launch("dim_reduce_kernel", [(total + $T$ - 1) // $T$], [$T$],
+                (x, out, x.size(1), x.size(2), total))
+    return out
+)",
+             {{"OUT", op.index ? "long long" : "float"},
+              {"INIT", op.init},
+              {"BEST", op.index ? "    long long best = 0;\n" : ""},
+              {"COMBINE", op.combine},
+              {"FINISH", op.finish},
+              {"EMPTY", op.index ? "    # dtype 4 is torch.int64: the host compiler resolves no "
+                                   "dtype names.\n"
+                                   "    out = torch.empty([x.size(0), x.size(2)], dtype=4, "
+                                   "device=x.device)\n"
+                                 : "    out = torch.empty([x.size(0), x.size(2)], "
+                                   "dtype=x.dtype, device=x.device)\n"},
+              {"T", std::to_string(threads)}});
+    out.family = "dim_reduce";
+    return out;
+}
+
 // Pooling over square windows of a [B, C, H, W] tensor with no padding: one thread per output
 // element, the window's size and stride baked into the kernel.
 SynthTask makePoolTask(bool maximum, Rng& rng, int variant) {
@@ -1756,6 +1847,7 @@ std::vector<FamilyInfo> synthFamilies() {
     out.push_back({"max_pool2d", 1, "pool"});
     out.push_back({"avg_pool2d", 1, "pool"});
     out.push_back({"depthwise_conv2d", 1, "conv"});
+    out.push_back({"dim_reduce", 1, "dim_reduce"});
     for (const auto& f : treeFamilies())
         out.push_back({f.name, 2, "map"});
     out.push_back({"row_chain", 2, "row_chain"});
@@ -1820,6 +1912,7 @@ std::vector<SynthTask> synthesizeTasks(const SynthOptions& options) {
     emit("max_pool2d", [&](Rng& rng, int v) { return makePoolTask(true, rng, v); });
     emit("avg_pool2d", [&](Rng& rng, int v) { return makePoolTask(false, rng, v); });
     emit("depthwise_conv2d", [&](Rng& rng, int v) { return makeDepthwiseConvTask(rng, v); });
+    emit("dim_reduce", [&](Rng& rng, int v) { return makeDimReduceTask(rng, v); });
     emit("row_chain", [&](Rng& rng, int v) { return makeRowChainTask(rng, v); });
     emit("linear_chain", [&](Rng& rng, int v) { return makeLinearChainTask(rng, v); });
     for (const auto& f : treeFamilies())

@@ -197,6 +197,8 @@ private Q_SLOTS:
             const std::string archetype = t.task.tags.size() > 1 ? t.task.tags[1] : "";
             if (archetype == "reduction")
                 QCOMPARE(out.sizes().vec(), std::vector<int64_t>{inShape.front()});
+            else if (archetype == "dim_reduction")
+                QCOMPARE(out.sizes().vec(), (std::vector<int64_t>{inShape[0], inShape[2]}));
             else if (archetype == "pool" || archetype == "conv")
                 QVERIFY2(out.dim() == 4 && out.size(0) == inShape[0] && out.size(1) == inShape[1] &&
                              out.size(2) <= inShape[2] && out.size(3) <= inShape[3],
