@@ -158,6 +158,11 @@ bool GpuRun::correctness(const std::string& preset, int trials, std::uint64_t ba
         const PoisonPattern* patterns[2] = {&kPoisonA, &kPoisonB};
         const PoisonPattern* bands[2] = {&kBandA, &kBandB};
         for (int pass = 0; pass < 2; ++pass) {
+            // Each pass says it has begun: the owner's limit on silence then covers one call of
+            // the candidate, not the whole trial.
+            report(stage, (t + (pass + 1) / 3.0) / trials,
+                   stage + " trial " + std::to_string(t + 1) + " of " + std::to_string(trials) +
+                       ": the candidate's call " + std::to_string(pass + 1) + " of 2");
             PoisonGuard guard(*patterns[pass], *bands[pass]);
             scrubShared(*patterns[pass]);
             launcher.launches = 0;
