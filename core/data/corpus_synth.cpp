@@ -212,6 +212,29 @@ struct RowShape {
     std::map<std::string, std::int64_t> bench;
 };
 
+// An image batch [B, C, H, W]: small sizes with counts that are not multiples of four, bench sizes
+// of about 2^25 elements from the sides and channel counts given.
+struct ImageShape {
+    std::map<std::string, std::int64_t> small;
+    std::map<std::string, std::int64_t> bench;
+};
+
+ImageShape imageShape(Rng& rng, const std::vector<std::int64_t>& sides,
+                      const std::vector<std::int64_t>& channelCounts) {
+    ImageShape s;
+    s.small = {{"B", pickInt(rng, 1, 3)},
+               {"C", pickInt(rng, 2, 8)},
+               {"H", pickInt(rng, 9, 40)},
+               {"W", pickInt(rng, 9, 40)}};
+    const std::int64_t side = pick(rng, sides);
+    const std::int64_t channels = pick(rng, channelCounts);
+    s.bench = {{"B", std::max<std::int64_t>(1, (std::int64_t{1} << 25) / (channels * side * side))},
+               {"C", channels},
+               {"H", side},
+               {"W", side}};
+    return s;
+}
+
 RowShape rowShape(Rng& rng, std::int64_t maxD = 65536) {
     RowShape s;
     s.small["B"] = pickInt(rng, 3, 33);
@@ -1280,17 +1303,9 @@ SynthTask makeDepthwiseConvTask(Rng& rng, int variant) {
     task.parameters.push_back(
         tensor("weight", DType::Float32, {"C", "1", std::to_string(k), std::to_string(k)}, fanIn));
     task.parameters.push_back(tensor("bias", DType::Float32, {"C"}, fanIn));
-    task.presets["small"] = {{"B", pickInt(rng, 1, 3)},
-                             {"C", pickInt(rng, 2, 8)},
-                             {"H", pickInt(rng, 9, 40)},
-                             {"W", pickInt(rng, 9, 40)}};
-    const std::int64_t side = pick(rng, std::vector<std::int64_t>{56, 112, 128});
-    const std::int64_t channels = pick(rng, std::vector<std::int64_t>{32, 64, 128});
-    task.presets["bench"] = {
-        {"B", std::max<std::int64_t>(1, (std::int64_t{1} << 25) / (channels * side * side))},
-        {"C", channels},
-        {"H", side},
-        {"W", side}};
+    const ImageShape shape = imageShape(rng, {56, 112, 128}, {32, 64, 128});
+    task.presets["small"] = shape.small;
+    task.presets["bench"] = shape.bench;
     const std::string padding = std::to_string(pad);
     task.reference = "def reference(x: Tensor, weight: Tensor, bias: Tensor) -> Tensor:\n"
                      "    return torch.conv2d(x, weight, bias, [1, 1], [" +
@@ -1468,17 +1483,9 @@ SynthTask makePoolTask(bool maximum, Rng& rng, int variant) {
                        std::to_string(stride) + " apart, no padding.";
     task.seed = 7000 + static_cast<std::uint64_t>(variant);
     task.inputs.push_back(tensor("x", DType::Float32, {"B", "C", "H", "W"}, normal()));
-    task.presets["small"] = {{"B", pickInt(rng, 1, 3)},
-                             {"C", pickInt(rng, 2, 8)},
-                             {"H", pickInt(rng, 9, 40)},
-                             {"W", pickInt(rng, 9, 40)}};
-    const std::int64_t side = pick(rng, std::vector<std::int64_t>{64, 112, 128, 256});
-    const std::int64_t channels = pick(rng, std::vector<std::int64_t>{16, 32, 64});
-    task.presets["bench"] = {
-        {"B", std::max<std::int64_t>(1, (std::int64_t{1} << 25) / (channels * side * side))},
-        {"C", channels},
-        {"H", side},
-        {"W", side}};
+    const ImageShape shape = imageShape(rng, {64, 112, 128, 256}, {16, 32, 64});
+    task.presets["small"] = shape.small;
+    task.presets["bench"] = shape.bench;
     task.reference =
         "def reference(x: Tensor) -> Tensor:\n    return torch." + op + "(x, " + sizes + ")\n";
     task.flops = "B * C * H * W";
