@@ -115,9 +115,15 @@ for step in "${steps[@]}"; do
                     "kernelbench-problems/level$level" || status=1
             done
         else
+            # KB_AGREEMENT_LEVEL takes one level's solutions, when a call's time is short.
+            agreement=(--output "kernelbench-agreement-$device.json")
+            if [[ -n "${KB_AGREEMENT_LEVEL:-}" ]]; then
+                agreement=(--level "$KB_AGREEMENT_LEVEL"
+                    --output "kernelbench-agreement-level$KB_AGREEMENT_LEVEL-$device.json")
+            fi
             "$dice" kernelbench agreement --python "$python" --work kernelbench-work \
                 --solutions kernelbench-solutions --problems kernelbench-problems \
-                --output "kernelbench-agreement-$device.json" || status=1
+                "${agreement[@]}" || status=1
         fi
         ;;
     bench-rl)

@@ -58,7 +58,8 @@ const char* const kUsage =
     "      which python3 the KernelBench dialect would use, and what is missing\n"
     "  presets [--json]\n"
     "      the decoding settings of the paper's evaluation and of its RL rollouts\n"
-    "  agreement --solutions DIR --problems DIR --output FILE [--work DIR] [--timeout S]\n"
+    "  agreement --solutions DIR --problems DIR --output FILE [--level N] [--work DIR]\n"
+    "            [--timeout S]\n"
     "      do the two evaluators agree? each solution DIR/levelN/NAME.py evaluated by the Python\n"
     "      evaluator, the problem imported as a task and NAME.dice evaluated by the native one\n"
     "      (dice eval); verdicts, speedups and time per evaluation side by side\n";

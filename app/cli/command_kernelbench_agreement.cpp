@@ -51,9 +51,12 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
         .count();
 }
 
-std::vector<Entry> findSolutions(const std::string& solutions, const std::string& problems) {
+std::vector<Entry> findSolutions(const std::string& solutions, const std::string& problems,
+                                 int onlyLevel) {
     std::vector<Entry> entries;
     for (int level = 1; level <= 3; ++level) {
+        if (onlyLevel != 0 && level != onlyLevel)
+            continue;
         const fs::path dir = fs::path(solutions) / ("level" + std::to_string(level));
         std::error_code ec;
         if (!fs::is_directory(dir, ec))
@@ -79,7 +82,10 @@ std::vector<Entry> findSolutions(const std::string& solutions, const std::string
         }
     }
     if (entries.empty())
-        throw FileError(solutions, "no solutions (levelN/NAME.py) in this folder");
+        throw FileError(solutions, onlyLevel != 0
+                                       ? "no solutions (level" + std::to_string(onlyLevel) +
+                                             "/NAME.py) in this folder"
+                                       : "no solutions (levelN/NAME.py) in this folder");
     return entries;
 }
 
@@ -108,7 +114,7 @@ nlohmann::json brief(const EvaluationResult& r) {
 int kernelBenchAgreement(const std::vector<std::string>& argv,
                          const std::vector<std::string>& rest) {
     const Arguments args(rest, {"help"},
-                         {"solutions", "problems", "output", "work", "timeout", "python"});
+                         {"solutions", "problems", "output", "work", "timeout", "python", "level"});
     if (!args.ok() || !args.has("solutions") || !args.has("problems") || !args.has("output")) {
         std::cerr << "dice kernelbench agreement: "
                   << (args.ok() ? "give --solutions, --problems and --output" : args.error())
@@ -118,11 +124,15 @@ int kernelBenchAgreement(const std::vector<std::string>& argv,
     const int timeoutS = args.integer("timeout", 600);
     if (timeoutS < 10)
         throw UsageError("--timeout must be at least 10 seconds");
+    const int level = args.integer("level", 0);
+    if (level < 0 || level > 3)
+        throw UsageError("--level must be 1, 2 or 3");
     const fs::path work =
         args.value("work", (fs::temp_directory_path() / "dice-kb-bench").string());
     fs::create_directories(work / "build");
     fs::create_directories(work / "tasks");
-    std::vector<Entry> entries = findSolutions(args.value("solutions"), args.value("problems"));
+    std::vector<Entry> entries =
+        findSolutions(args.value("solutions"), args.value("problems"), level);
 
     kernelbench::PythonEvaluator::Config config;
     config.python = args.value("python");
