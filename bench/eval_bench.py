@@ -415,13 +415,16 @@ def main():
         report["kernelbench"] = kernelbench
         write_report(report, args.output)
 
+    if not args.skip_kernelbench:
+        # The sandboxed evaluator's builds run their trials on the GPU once built: the native
+        # measurements wait for them, or they share its memory with them and measure that.
+        for build in cost_builds:
+            build.wait()
     progress("sandbox cost: native, %d rounds of confined and unconfined" % args.sandbox_rounds)
     cost = {"native": sandbox_cost(args.dice, args.tasks, args.sandbox_rounds)}
     report["sandbox_cost"] = cost
     write_report(report, args.output)
     if not args.skip_kernelbench:
-        for build in cost_builds:
-            build.wait()
         progress("sandbox cost: KernelBench, %d rounds" % args.sandbox_rounds)
         cost["kernelbench"] = kernelbench_sandbox_cost(args.dice, args.tasks, args.sandbox_rounds,
                                                        cost_folders)

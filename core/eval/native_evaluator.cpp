@@ -32,7 +32,9 @@ using native::Clock;
 using native::msSince;
 
 // Kernels of our own: a shared-memory scrubber (so that reads of uninitialised shared memory see
-// the trial's poison), and the spin and the mark around each timed call (native_timing.h).
+// the trial's poison), a keyed fingerprint of a tensor's bytes (so that a trial checks its inputs
+// and the reference's output for writes without holding copies of them), and the spin and the
+// mark around each timed call (native_timing.h).
 const char* const kUtilitySource = R"(
 extern "C" __global__ void dice_scrub_shared(unsigned int pattern, int words)
 {
@@ -40,6 +42,39 @@ extern "C" __global__ void dice_scrub_shared(unsigned int pattern, int words)
     volatile unsigned int* s = dice_scrub_buffer;
     for (int i = threadIdx.x; i < words; i += blockDim.x)
         s[i] = pattern;
+}
+
+__device__ unsigned long long dice_fingerprint_term(unsigned long long word,
+                                                    unsigned long long index,
+                                                    unsigned long long k0, unsigned long long k1)
+{
+    unsigned long long v = (word << 32) ^ (index * 0x9e3779b97f4a7c15ULL + k0);
+    v ^= k1;
+    v ^= v >> 30;
+    v *= 0xbf58476d1ce4e5b9ULL;
+    v ^= v >> 27;
+    v *= 0x94d049bb133111ebULL;
+    v ^= v >> 31;
+    return v;
+}
+
+// The sum of every word's keyed term: the order the threads add in does not change it.
+extern "C" __global__ void dice_fingerprint(const unsigned int* words, unsigned long long count,
+                                            const unsigned char* tail, int tailBytes,
+                                            unsigned long long k0, unsigned long long k1,
+                                            unsigned long long* sum)
+{
+    unsigned long long acc = 0;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+         i < count; i += stride)
+        acc += dice_fingerprint_term(words[i], i, k0, k1);
+    if (blockIdx.x == 0 && threadIdx.x < tailBytes)
+        acc += dice_fingerprint_term(0x100u | tail[threadIdx.x], count + threadIdx.x, k0, k1);
+    for (int offset = 16; offset > 0; offset >>= 1)
+        acc += __shfl_down_sync(0xffffffffu, acc, offset);
+    if ((threadIdx.x & 31) == 0)
+        atomicAdd(sum, acc);
 }
 
 extern "C" __global__ void dice_timing_mark() {}
@@ -115,6 +150,7 @@ NativeEvaluator::Impl::Gpu& NativeEvaluator::Impl::ensureGpu() {
         throw Error("the evaluator's own kernels did not compile: " + utility.log);
     g->utility = std::make_unique<CudaModule>(utility.cubin);
     g->scrub = g->utility->function("dice_scrub_shared");
+    g->fingerprint = g->utility->function("dice_fingerprint");
     g->spin = g->utility->function(native::kTimingSpinKernel);
     g->mark = g->utility->function(native::kTimingMarkKernel);
     g->scrubBytes = std::max(g->info.sharedMemoryPerBlockOptin, g->info.sharedMemoryPerBlock);

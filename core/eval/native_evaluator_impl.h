@@ -65,6 +65,7 @@ struct NativeEvaluator::Impl {
         std::unique_ptr<DeviceBuffer> flush;
         std::unique_ptr<CudaModule> utility;
         cu::Function scrub = nullptr;
+        cu::Function fingerprint = nullptr;
         cu::Function spin = nullptr;
         cu::Function mark = nullptr;
         int scrubBytes = 0;

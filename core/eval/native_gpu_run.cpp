@@ -7,6 +7,7 @@
 #include "core/eval/native_gpu_run.h"
 
 #include "core/common/number_format.h"
+#include "core/common/splitmix.h"
 #include "core/cuda/nsight_compute.h"
 #include "core/cuda/nvtx_range.h"
 #include "core/cuda/torch_cuda_bridge.h"
@@ -14,6 +15,7 @@
 #include "core/eval/native_inputs.h"
 
 #include <algorithm>
+#include <random>
 
 namespace dice::native {
 
@@ -26,7 +28,8 @@ GpuRun::GpuRun(NativeEvaluator::Impl& impl, const Task& task, const EvalOptions&
     , m_p(p)
     , m_r(r)
     , m_progress(progress)
-    , m_device(c10::kCUDA, static_cast<c10::DeviceIndex>(impl.deviceIndex)) {}
+    , m_device(c10::kCUDA, static_cast<c10::DeviceIndex>(impl.deviceIndex))
+    , m_keys(std::random_device{}()) {}
 
 void GpuRun::run() {
     torchcuda::StreamScope scope(m_gpu.stream->handle(), m_impl.deviceIndex);
@@ -120,6 +123,76 @@ std::vector<at::Tensor> GpuRun::callCandidate(torch::jit::Function& fn, KernelLa
     return outputsOf(returned);
 }
 
+std::vector<std::uint64_t> GpuRun::fingerprints(const std::vector<at::Tensor>& tensors,
+                                                const FingerprintKey& key) {
+    auto sums = torch::zeros({static_cast<int64_t>(tensors.size())},
+                             torch::TensorOptions().dtype(torch::kInt64).device(m_device));
+    // Copies made for the kernel (of a view, of a tensor elsewhere) live until the sums are read.
+    std::vector<at::Tensor> hashed;
+    std::vector<std::uint64_t> layout;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        const at::Tensor& original = tensors[i];
+        // What the bytes mean is part of the fingerprint: a resized or retyped tensor differs.
+        std::uint64_t shape = splitmix64(key.k1 ^ i);
+        if (!original.defined()) {
+            layout.push_back(shape);
+            continue;
+        }
+        shape = splitmix64(shape ^ static_cast<std::uint64_t>(original.scalar_type()));
+        shape = splitmix64(shape ^ reinterpret_cast<std::uintptr_t>(original.data_ptr()));
+        for (int64_t d = 0; d < original.dim(); ++d)
+            shape = splitmix64(shape ^ static_cast<std::uint64_t>(original.size(d)) ^
+                               (static_cast<std::uint64_t>(original.stride(d)) << 32));
+        layout.push_back(shape);
+        at::Tensor t = original.device() == m_device ? original : original.to(m_device);
+        t = t.contiguous();
+        if (reinterpret_cast<std::uintptr_t>(t.data_ptr()) % 4 != 0)
+            t = t.clone();
+        hashed.push_back(t);
+        const auto bytes = static_cast<unsigned long long>(t.numel()) *
+                           static_cast<unsigned long long>(t.element_size());
+        void* words = t.data_ptr();
+        unsigned long long count = bytes / 4;
+        void* tail = static_cast<unsigned char*>(words) + count * 4;
+        int tailBytes = static_cast<int>(bytes % 4);
+        unsigned long long k0 = key.k0;
+        unsigned long long k1 = key.k1;
+        void* sum = sums.data_ptr<int64_t>() + i;
+        std::vector<void*> args = {&words, &count, &tail, &tailBytes, &k0, &k1, &sum};
+        const unsigned long long wanted = (count + 255) / 256;
+        const unsigned cap = static_cast<unsigned>(std::max(1, m_gpu.info.multiprocessors)) * 8;
+        const unsigned grid[3] = {static_cast<unsigned>(std::max<unsigned long long>(
+                                      1, std::min<unsigned long long>(wanted, cap))),
+                                  1, 1};
+        const unsigned block[3] = {256, 1, 1};
+        launchKernel(m_gpu.fingerprint, grid, block, 0, m_gpu.stream->handle(), args);
+    }
+    const auto host = sums.cpu();
+    const int64_t* summed = host.data_ptr<int64_t>();
+    std::vector<std::uint64_t> prints;
+    for (std::size_t i = 0; i < tensors.size(); ++i)
+        prints.push_back(static_cast<std::uint64_t>(summed[i]) ^ layout[i]);
+    return prints;
+}
+
+std::optional<std::vector<std::uint64_t>>
+GpuRun::outputFingerprints(const std::vector<at::Tensor>& outputs, const FingerprintKey& key) {
+    // A candidate's outputs may be anything its host code returns (sparse, meta): those have no
+    // bytes to fingerprint, and the comparison has already failed them.
+    try {
+        for (const auto& o : outputs)
+            if (o.defined() && (o.layout() != c10::kStrided || o.is_meta() || o.is_quantized()))
+                return std::nullopt;
+        auto prints = fingerprints(outputs, key);
+        syncOrFault("the check of the first call's output");
+        return prints;
+    } catch (const CandidateFault&) {
+        throw;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
 void GpuRun::scrubShared(const PoisonPattern& pattern) {
     const int words = m_gpu.scrubBytes / 4;
     unsigned p = pattern.shared;
@@ -144,17 +217,19 @@ bool GpuRun::correctness(const std::string& preset, int trials, std::uint64_t ba
         trial.trial = static_cast<int>(m_r.trials.size());
         trial.seed = mixSeed(base, static_cast<std::uint64_t>(t) + 1);
         const auto inputs = makeAll(m_task.inputs, preset, trial.seed);
-        std::vector<at::Tensor> inputCopies;
-        for (const auto& x : inputs)
-            inputCopies.push_back(x.clone());
-        const auto reference = callReference(inputs, params);
-        std::vector<at::Tensor> referenceCopies;
-        for (const auto& y : reference)
-            referenceCopies.push_back(y.clone());
+        const FingerprintKey key{m_keys(), m_keys()};
+        const auto inputPrints = fingerprints(inputs, key);
+        auto reference = callReference(inputs, params);
         syncOrFault("the reference");
+        const auto referencePrints = fingerprints(reference, key);
 
         std::vector<at::Tensor> passes[2];
+        std::optional<std::vector<std::uint64_t>> firstPrints;
+        Comparison c;
         bool bandsIntact = true;
+        bool inputsIntact = true;
+        bool referenceIntact = true;
+        bool firstIntact = true;
         const PoisonPattern* patterns[2] = {&kPoisonA, &kPoisonB};
         const PoisonPattern* bands[2] = {&kBandA, &kBandB};
         for (int pass = 0; pass < 2; ++pass) {
@@ -163,28 +238,41 @@ bool GpuRun::correctness(const std::string& preset, int trials, std::uint64_t ba
             report(stage, (t + (pass + 1) / 3.0) / trials,
                    stage + " trial " + std::to_string(t + 1) + " of " + std::to_string(trials) +
                        ": the candidate's call " + std::to_string(pass + 1) + " of 2");
-            PoisonGuard guard(*patterns[pass], *bands[pass]);
-            scrubShared(*patterns[pass]);
-            launcher.launches = 0;
-            try {
-                passes[pass] =
-                    callCandidate(m_p.host->guardedForward(), launcher, &guard, inputs, params);
-                syncOrFault(stage + " trial " + std::to_string(t + 1));
-            } catch (const CandidateFault& fault) {
-                m_impl.registerLimitedLaunch = launcher.registerLimited;
-                trial.detail = fault.message;
-                m_r.trials.push_back(trial);
-                m_r.verdict = Verdict::RuntimeError;
-                m_r.message = fault.message;
-                return false;
+            {
+                PoisonGuard guard(*patterns[pass], *bands[pass]);
+                scrubShared(*patterns[pass]);
+                launcher.launches = 0;
+                try {
+                    passes[pass] =
+                        callCandidate(m_p.host->guardedForward(), launcher, &guard, inputs, params);
+                    syncOrFault(stage + " trial " + std::to_string(t + 1));
+                } catch (const CandidateFault& fault) {
+                    m_impl.registerLimitedLaunch = launcher.registerLimited;
+                    trial.detail = fault.message;
+                    m_r.trials.push_back(trial);
+                    m_r.verdict = Verdict::RuntimeError;
+                    m_r.message = fault.message;
+                    return false;
+                }
+                m_r.launchesPerCall = launcher.launches;
+                bandsIntact = bandsIntact && guard.bandsIntact();
             }
-            m_r.launchesPerCall = launcher.launches;
-            bandsIntact = bandsIntact && guard.bandsIntact();
+            inputsIntact = inputsIntact && fingerprints(inputs, key) == inputPrints;
+            if (pass == 0) {
+                referenceIntact = fingerprints(reference, key) == referencePrints;
+                c = compareOutputs(passes[0], reference, m_task, m_options);
+                // The second call runs without the reference's output, which is not needed past
+                // the comparison: a trial holds the inputs and two sets of outputs at most.
+                reference.clear();
+                firstPrints = outputFingerprints(passes[0], key);
+            } else if (firstPrints) {
+                const auto again = outputFingerprints(passes[0], key);
+                firstIntact = again && *again == *firstPrints;
+            }
         }
         if (launcher.launches == 0 && !m_p.fallback)
             addFlag(m_r, "no_launch", "a call launched no kernel");
 
-        const Comparison c = compareOutputs(passes[0], reference, m_task, m_options);
         trial.passed = c.passed;
         trial.maxAbsError = c.maxAbs;
         trial.maxRelError = c.maxRel;
@@ -197,21 +285,19 @@ bool GpuRun::correctness(const std::string& preset, int trials, std::uint64_t ba
             trial.passed = false;
             trial.detail = lazy;
         }
-        bool inputsIntact = true;
-        for (std::size_t i = 0; i < inputs.size(); ++i)
-            inputsIntact = inputsIntact && torch::equal(inputs[i], inputCopies[i]);
-        bool referenceIntact = true;
-        for (std::size_t i = 0; i < reference.size(); ++i)
-            referenceIntact = referenceIntact && torch::equal(reference[i], referenceCopies[i]);
         if (!inputsIntact) {
             addFlag(m_r, "inputs_mutated", "the candidate changed its inputs");
             trial.passed = false;
             trial.detail = "the candidate changed its inputs";
         }
-        if (!bandsIntact || !referenceIntact) {
+        // An output that shares no memory with the arguments is the first call's own: the
+        // second call has no business writing it.
+        if (!bandsIntact || !referenceIntact || (lazy.empty() && !firstIntact)) {
             addFlag(m_r, "out_of_bounds_write",
-                    !bandsIntact ? "a kernel wrote past the ends of a tensor it allocated"
-                                 : "the reference's output changed while the candidate ran");
+                    !bandsIntact       ? "a kernel wrote past the ends of a tensor it allocated"
+                    : !referenceIntact ? "the reference's output changed while the candidate ran"
+                                       : "the first call's output changed while the candidate "
+                                         "ran again");
             trial.passed = false;
             trial.detail = "a kernel wrote outside its tensors";
         }

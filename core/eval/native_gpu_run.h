@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,18 @@ private:
                                           const std::vector<at::Tensor>& inputs,
                                           const std::vector<at::Tensor>& params);
     void scrubShared(const PoisonPattern& pattern);
+    // A key drawn for each trial, unknown to the candidate: a kernel that changes a tensor cannot
+    // arrange for its fingerprint to stay the same.
+    struct FingerprintKey {
+        std::uint64_t k0 = 0;
+        std::uint64_t k1 = 0;
+    };
+    // One keyed fingerprint per tensor: its bytes (on the GPU, in one pass) and its layout.
+    std::vector<std::uint64_t> fingerprints(const std::vector<at::Tensor>& tensors,
+                                            const FingerprintKey& key);
+    // The same for a candidate's outputs; nullopt where they have no plain bytes to read.
+    std::optional<std::vector<std::uint64_t>>
+    outputFingerprints(const std::vector<at::Tensor>& outputs, const FingerprintKey& key);
     // Runs trials of one preset. Returns false when the evaluation ends here (verdict set).
     bool correctness(const std::string& preset, int trials, std::uint64_t base,
                      const std::string& stage);
@@ -71,6 +84,7 @@ private:
     const NativeEvaluator::ProgressFn& m_progress;
     c10::Device m_device;
     std::string m_timingPreset;
+    std::mt19937_64 m_keys;
 };
 
 } // namespace dice::native

@@ -269,9 +269,9 @@ class Evaluation:
             self.result["device"] = torch.cuda.get_device_name(device)
         on_device = bool(self.options["inputs_on_device"]) and not cpu
 
-        # Everything the verdict rests on is made here, before the answer's process exists:
-        # the reference, the inputs of every trial, the expected outputs and the reference's
-        # time. Nothing of it is in the answer's reach but copies of the inputs.
+        # Everything the verdict rests on is made in this process: the reference and its time
+        # before the answer's process exists, each trial's inputs and expected outputs while it
+        # waits for that trial. Nothing of it is in the answer's reach but copies of the inputs.
         self.progress("reference", 0.05)
         reference = load_reference(reference_source)
         seed = int(self.options["seed"])
@@ -280,9 +280,12 @@ class Evaluation:
             init_inputs = reference["get_init_inputs"]()
         init_inputs = [to_device(x, device) for x in init_inputs]
         try:
-            with DefaultDevice(device, on_device):
-                set_seed(seed)
-                reference_model = reference["Model"](*init_inputs).to(device)
+            # Built on the CPU and moved, as KernelBench builds both models and as the answer's
+            # process builds ModelNew: layers made on the GPU draw their weights from the GPU's
+            # generator, and a ModelNew that copies the reference's layers would then hold other
+            # weights than the reference and be judged wrong.
+            set_seed(seed)
+            reference_model = reference["Model"](*init_inputs).to(device)
         except Exception as e:  # noqa: BLE001
             raise ReferenceError_("the reference Model cannot be built: %s" % e)
         trials = self.reference_trials(reference, reference_model, device, on_device)
@@ -332,14 +335,17 @@ class Evaluation:
             answer.close()
 
     def reference_trials(self, reference, reference_model, device, on_device):
-        """The inputs and the reference's outputs of every correctness trial."""
+        """The correctness trials: each one's seed, and a function that makes its inputs and the
+        reference's outputs. They are made one trial at a time, in this process, while the
+        answer's process waits: every trial's tensors at once took 60 GB for a bench-sized ReLU
+        on a GPU the answer's process shares."""
         import torch
         seed = int(self.options["seed"])
         count = int(self.options["correctness_trials"])
         torch.manual_seed(seed)
         trial_seeds = [int(torch.randint(0, 2 ** 32 - 1, (1,)).item()) for _ in range(count)]
-        trials = []
-        for index, trial_seed in enumerate(trial_seeds):
+
+        def make(index, trial_seed):
             with DefaultDevice(device, on_device):
                 set_seed(trial_seed)
                 inputs = [to_device(x, device) for x in reference["get_inputs"]()]
@@ -351,8 +357,9 @@ class Evaluation:
                 except Exception as e:  # noqa: BLE001
                     raise ReferenceError_("the reference Model fails on trial %d: %s" %
                                           (index, e))
-            trials.append((trial_seed, inputs, flatten_outputs(expected)))
-        return trials
+            return inputs, flatten_outputs(expected)
+
+        return [(trial_seed, make) for trial_seed in trial_seeds]
 
     def judge(self, answer, source, build_dir, device, on_device, init_inputs, trials, timing,
               fallback):
@@ -437,7 +444,8 @@ class Evaluation:
         atol = float(self.options["atol"])
         rtol = float(self.options["rtol"])
         all_passed = True
-        for index, (trial_seed, inputs, expected) in enumerate(trials):
+        for index, (trial_seed, make) in enumerate(trials):
+            inputs, expected = make(index, trial_seed)
             record = {"trial": index, "seed": trial_seed, "passed": False,
                       "max_abs_error": 0.0, "max_rel_error": 0.0, "detail": ""}
             self.result["trials"].append(record)
