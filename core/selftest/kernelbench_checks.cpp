@@ -145,14 +145,15 @@ void checkHostileAnswers(CheckResult& result) {
     options.warmups = 2;
     options.timingTrials = 20;
     options.buildDirectory = (fs::path(work.path()) / "build").string();
-    const std::string problem =
-        readTextFile((folder / table.value("problem", std::string())).string());
+    const std::string commonProblem = table.value("problem", std::string());
     std::vector<std::string> failures;
     nlohmann::json answers = nlohmann::json::array();
     for (const auto& answer : table["answers"]) {
         const std::string name = answer.value("name", std::string());
         const std::string expected = answer.value("verdict", std::string());
         const std::string flag = answer.value("flag", std::string());
+        const std::string problem =
+            readTextFile((folder / answer.value("problem", commonProblem)).string());
         std::string source = readTextFile((folder / (name + ".py")).string());
         for (std::size_t at = source.find("OUTSIDE"); at != std::string::npos;
              at = source.find("OUTSIDE", at))

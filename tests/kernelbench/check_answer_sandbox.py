@@ -25,12 +25,14 @@ ENV_SECRET = "the-environment's-secret-4b1d2e"
 
 
 def expectations(folder):
-    """hostile.json: the problem file and, for each answer, the verdict and flag it must get."""
+    """hostile.json: the problem file and, for each answer, the verdict and flag it must get and
+    the problem file it is judged against."""
     with open(os.path.join(folder, "hostile.json"), encoding="utf-8") as f:
         table = json.load(f)
     if table.get("format") != "dice-kernelbench-hostile/1":
         raise SystemExit("hostile.json: unknown format %r" % table.get("format"))
-    return table["problem"], {a["name"]: (a["verdict"], a.get("flag")) for a in table["answers"]}
+    return {a["name"]: (a["verdict"], a.get("flag"), a.get("problem", table["problem"]))
+            for a in table["answers"]}
 
 
 # What a sandboxed program finds of Unix sockets and of /run, one word each.
@@ -91,9 +93,11 @@ def main(argv):
              "--sandbox-program", sandbox],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             env=dict(os.environ, DICE_TEST_SECRET=ENV_SECRET))
-        problem_file, expected = expectations(fixtures)
-        problem = open(os.path.join(fixtures, problem_file)).read()
-        for request_id, (name, (verdict, flag)) in enumerate(sorted(expected.items()), start=7001):
+        expected = expectations(fixtures)
+        for request_id, (name, (verdict, flag, problem_file)) in enumerate(
+                sorted(expected.items()), start=7001):
+            with open(os.path.join(fixtures, problem_file), encoding="utf-8") as f:
+                problem = f.read()
             source = open(os.path.join(fixtures, name + ".py")).read().replace("OUTSIDE", outside)
             worker.stdin.write(json.dumps({
                 "protocol": "dice-evald", "version": 1, "id": request_id, "type": "evaluate",
