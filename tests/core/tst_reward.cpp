@@ -121,14 +121,22 @@ EvaluatorOptions crowdedWorkers(std::vector<int> devices) {
     return o;
 }
 
-// `count` relu candidates, named big_I where `big(I)` and small_I elsewhere.
+// `count` candidates: big_I of add where `big(I)`, small_I of relu elsewhere. A big candidate's
+// task is one of its own, as a task whose inputs take the memory is in a real batch.
 std::vector<Evaluator::Job> crowdedJobs(const TaskSuite& suite, int count,
                                         const std::function<bool(int)>& big) {
     std::vector<Evaluator::Job> jobs;
     for (int i = 0; i < count; ++i)
-        jobs.push_back({suite.find("relu"), "source",
+        jobs.push_back({suite.find(big(i) ? "add" : "relu"), "source",
                         (big(i) ? "big_" : "small_") + std::to_string(i), EvalOptions()});
     return jobs;
+}
+
+// A candidate's runs are `want`, or `want` without its first run: a candidate of a task that
+// already ran out of memory on that GPU is held back without that run.
+bool ranOrWasHeldBack(const std::vector<std::string>& runs, const std::vector<std::string>& want) {
+    return runs == want ||
+           (!want.empty() && runs == std::vector<std::string>(want.begin() + 1, want.end()));
 }
 
 } // namespace
@@ -459,8 +467,7 @@ private slots:
         for (std::size_t i = 0; i < jobs.size(); ++i) {
             const std::string& name = jobs[i].candidateName;
             if (i % 4 == 1) {
-                QCOMPARE(runs[name],
-                         (std::vector<std::string>{"0.2667 not_run", "0.8000 correct"}));
+                QVERIFY(ranOrWasHeldBack(runs[name], {"0.2667 not_run", "0.8000 correct"}));
             } else {
                 QCOMPARE(runs[name], (std::vector<std::string>{"0.2667 correct"}));
             }
@@ -471,6 +478,47 @@ private slots:
             released.insert(shares[i].substr(0, shares[i].find(' ')));
         QVERIFY2(released.size() == 3, "not every worker was asked to give its cache back");
         QCOMPARE(shares.back().substr(shares.back().find(' ') + 1), std::string("0.2667"));
+        qunsetenv("CROWDED_WORKER_LOG");
+    }
+
+    // Once a candidate of a task has run out of memory beside other workers, the task's other
+    // candidates on that GPU wait for the rounds with more memory without a failed run first: at
+    // most one run per worker (those already under way) fails, not one per candidate.
+    void candidatesOfATaskThatRanOutOfMemoryAreHeldBack() {
+        const QTemporaryDir folder;
+        const std::string log = folder.path().toStdString() + "/worker.log";
+        qputenv("CROWDED_WORKER_LOG", QByteArray::fromStdString(log));
+        Evaluator evaluator(crowdedWorkers({0, 0}));
+        for (std::size_t w = 0; w < evaluator.workerCount(); ++w)
+            evaluator.hello(w);
+        const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
+        const auto jobs = crowdedJobs(suite, 16, [](int i) { return i % 2 == 0; });
+        Evaluator::BatchOptions batch;
+        batch.chunk = 1;
+        const auto results = evaluator.evaluateBatch(jobs, batch);
+        int failedRuns = 0;
+        std::map<std::string, std::vector<std::string>> runs;
+        for (const auto& line : readWorkerLog(log)) {
+            if (line.what == "share" || line.what == "request")
+                continue;
+            runs[line.what].push_back(line.share + " " + line.verdict);
+            failedRuns += line.verdict == "not_run" ? 1 : 0;
+        }
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            QVERIFY2(results[i].verdict == Verdict::Correct, results[i].message.c_str());
+            QVERIFY(!results[i].outOfMemory);
+            QCOMPARE(results[i].hasFlag("judged_with_more_memory"), i % 2 == 0);
+            if (i % 2 != 0)
+                QCOMPARE(runs[jobs[i].candidateName], std::vector<std::string>{"0.4000 correct"});
+        }
+        QVERIFY2(failedRuns >= 1 && failedRuns <= 2, std::to_string(failedRuns).c_str());
+        const auto held = std::count_if(results.begin(), results.end(), [](const auto& r) {
+            return std::any_of(r.flags.begin(), r.flags.end(), [](const auto& f) {
+                return f.code == "judged_with_more_memory" &&
+                       f.message.find("ran out of memory on this GPU") != std::string::npos;
+            });
+        });
+        QVERIFY2(held >= 6, std::to_string(held).c_str());
         qunsetenv("CROWDED_WORKER_LOG");
     }
 
@@ -485,7 +533,10 @@ private slots:
         const TaskSuite suite = loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks");
         std::vector<Evaluator::Job> jobs;
         for (int i = 0; i < 8; ++i)
-            jobs.push_back({suite.find("relu"), "source",
+            jobs.push_back({suite.find(i == 1   ? "add"
+                                       : i == 5 ? "sum_dim"
+                                                : "relu"),
+                            "source",
                             (i == 1   ? "bigfault_"
                              : i == 5 ? "big_"
                                       : "small_") +
@@ -600,8 +651,10 @@ private slots:
             QVERIFY(!results[i].outOfMemory);
             const bool big = i % 3 == 0;
             QCOMPARE(results[i].hasFlag("judged_with_more_memory"), big);
-            QCOMPARE(runs[jobs[i].candidateName],
-                     big ? want : std::vector<std::string>{"0.2000 correct"});
+            if (big)
+                QVERIFY(ranOrWasHeldBack(runs[jobs[i].candidateName], want));
+            else
+                QCOMPARE(runs[jobs[i].candidateName], std::vector<std::string>{"0.2000 correct"});
         }
         // The round at 40% ran on (at most) two workers; the last one, if any, on one.
         QVERIFY(!workersAt["0.4000"].empty() && workersAt["0.4000"].size() <= 2);
@@ -650,7 +703,7 @@ private slots:
             const bool crowded = i % 3 == 1 && r.front().rfind("1 ", 0) == 0;
             QCOMPARE(results[i].hasFlag("judged_with_more_memory"), crowded);
             if (crowded) {
-                QCOMPARE(r, (std::vector<std::string>{"1 0.4000 not_run", "1 0.8000 correct"}));
+                QVERIFY(ranOrWasHeldBack(r, {"1 0.4000 not_run", "1 0.8000 correct"}));
                 ++again;
             } else {
                 QCOMPARE(r.size(), std::size_t(1));
