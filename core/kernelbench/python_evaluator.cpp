@@ -134,7 +134,8 @@ std::vector<StaticFinding> PythonEvaluator::check(const std::string& candidateSo
 
 std::vector<PythonEvaluator::Prebuilt>
 PythonEvaluator::prebuild(const std::vector<std::string>& candidateSources,
-                          const std::string& buildDirectory, int threads, int timeoutMs) {
+                          const std::string& buildDirectory, int threads, int timeoutMs,
+                          const std::function<void(std::size_t, const Prebuilt&)>& done) {
     std::vector<Prebuilt> built(candidateSources.size());
     m_impl->choose();
     const std::string python = m_impl->info.executable;
@@ -174,6 +175,8 @@ PythonEvaluator::prebuild(const std::vector<std::string>& candidateSources,
             } catch (const nlohmann::json::exception&) {
                 b.message = "the build ended without a report (" + run.exit.describe() + ")";
             }
+            if (done)
+                done(i, b);
         }
     };
     std::vector<std::thread> pool;

@@ -91,8 +91,11 @@ public:
     // Builds the load_inline extensions of many answers at once, `threads` at a time, each in
     // its own sandbox, into the folders evaluate() with the same buildDirectory loads them from:
     // a build takes about a minute, and later evaluations of the same source find it done.
-    std::vector<Prebuilt> prebuild(const std::vector<std::string>& candidateSources,
-                                   const std::string& buildDirectory, int threads, int timeoutMs);
+    // `built`, where given, hears of each build as it ends, from the thread that ran it.
+    std::vector<Prebuilt>
+    prebuild(const std::vector<std::string>& candidateSources, const std::string& buildDirectory,
+             int threads, int timeoutMs,
+             const std::function<void(std::size_t, const Prebuilt&)>& built = {});
 
     // How many times the worker process was started.
     int workerStarts() const;

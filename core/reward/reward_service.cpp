@@ -7,8 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <condition_variable>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 namespace dice {
 
@@ -117,14 +119,57 @@ std::vector<Judged> RewardService::judge(const std::vector<RewardItem>& items,
             m_impl->python = std::make_unique<kernelbench::PythonEvaluator>();
         kernelbench::PythonEvaluator& python = *m_impl->python;
         const kernelbench::KernelBenchOptions options = m_impl->kernelBenchOptions();
+        // The builds run in the background; without timing, an answer is judged as soon as its
+        // build is done, while the later ones build (about a minute each, on every core asked
+        // for). With timing, every build ends first: builds beside a timed call would load the
+        // CPU that launches its kernels.
+        std::vector<bool> ready(kernelBenchIndex.size(), true);
+        std::mutex readyMutex;
+        std::condition_variable readyChanged;
+        std::thread builds;
+        // Joined on every way out: the thread refers to this frame.
+        struct Joiner {
+            std::thread& thread;
+            ~Joiner() {
+                if (thread.joinable())
+                    thread.join();
+            }
+        } joiner{builds};
         if (python.canEvaluate()) {
             std::vector<std::string> sources;
             for (std::size_t i : kernelBenchIndex)
                 sources.push_back(items[i].source);
-            python.prebuild(sources, options.buildDirectory,
-                            m_impl->options.kernelBenchBuildThreads, options.timeoutMs);
+            ready.assign(ready.size(), false);
+            const auto built = [&](std::size_t k, const kernelbench::PythonEvaluator::Prebuilt&) {
+                {
+                    std::lock_guard<std::mutex> lock(readyMutex);
+                    ready[k] = true;
+                }
+                readyChanged.notify_all();
+            };
+            builds = std::thread([&, sources = std::move(sources)] {
+                try {
+                    python.prebuild(sources, options.buildDirectory,
+                                    m_impl->options.kernelBenchBuildThreads, options.timeoutMs,
+                                    built);
+                } catch (const std::exception&) {
+                    // An answer that was not built is built by its own evaluation.
+                }
+                {
+                    std::lock_guard<std::mutex> lock(readyMutex);
+                    ready.assign(ready.size(), true);
+                }
+                readyChanged.notify_all();
+            });
+            if (options.timing)
+                builds.join();
         }
-        for (std::size_t i : kernelBenchIndex) {
+        for (std::size_t k = 0; k < kernelBenchIndex.size(); ++k) {
+            const std::size_t i = kernelBenchIndex[k];
+            {
+                std::unique_lock<std::mutex> lock(readyMutex);
+                readyChanged.wait(lock, [&] { return ready[k]; });
+            }
             const RewardItem& item = items[i];
             EvaluationResult r;
             if (cancel && cancel->load()) {

@@ -16,6 +16,8 @@
 #include <signal.h>
 
 #include <cstdlib>
+#include <map>
+#include <mutex>
 
 using namespace dice::kernelbench;
 
@@ -283,6 +285,31 @@ private Q_SLOTS:
         const auto next = evaluator.evaluate(
             {"relu", 1, kReluProblem, candidate("thread_import.py")}, KernelBenchOptions{});
         QCOMPARE(dice::toString(next.verdict), std::string("invalid_candidate"));
+    }
+
+    // The reward service judges each answer as soon as its build ends: prebuild says so for
+    // every answer once, from its thread, with what it returns for that answer.
+    void prebuildReportsEachBuildAsItEnds() {
+        PythonEvaluator evaluator;
+        const QTemporaryDir builds;
+        const std::vector<std::string> sources = {
+            candidate("good_relu.py"), candidate("timer_patch.py"), "this is not Python ("};
+        std::mutex mutex;
+        std::map<std::size_t, std::pair<int, std::string>> heard;
+        const auto built =
+            evaluator.prebuild(sources, builds.path().toStdString(), 2, 120000,
+                               [&](std::size_t i, const PythonEvaluator::Prebuilt& b) {
+                                   std::lock_guard<std::mutex> lock(mutex);
+                                   heard[i].first += 1;
+                                   heard[i].second = b.message;
+                               });
+        QCOMPARE(built.size(), sources.size());
+        QCOMPARE(heard.size(), sources.size());
+        for (std::size_t i = 0; i < sources.size(); ++i) {
+            QCOMPARE(heard[i].first, 1);
+            QCOMPARE(heard[i].second, built[i].message);
+        }
+        QVERIFY(!built[2].ok);
     }
 
     void missingInterpreterIsExplained() {
