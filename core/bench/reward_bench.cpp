@@ -385,6 +385,8 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
     for (std::size_t i = 0; i < judged.size(); ++i) {
         const EvaluationResult& r = judged[i].evaluation;
         records.push_back(candidateRecord(candidates[i], r));
+        // The timeline of the verdicts shows where the batch stalled.
+        records.back()["judged_at_s"] = reportedAt[i];
         compileSeconds += r.compileMs / 1000.0;
         gpuSeconds += r.gpuMs / 1000.0;
         ++byKind[candidates[i].kind][toString(r.verdict)];
