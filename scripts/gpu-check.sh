@@ -62,11 +62,17 @@ for step in "${steps[@]}"; do
         ;;
     bench-reward)
         # BENCH_REWARD_CANDIDATES asks fewer than an RL step's 1,024 and BENCH_REWARD_ALONE=0 skips
-        # the one-by-one agreement pass, when a call's time is short.
+        # the one-by-one agreement pass, when a call's time is short. BENCH_REWARD_FAST_COMPILE
+        # (min, mid, max) builds with fewer optimisations, into a result file of its own.
         more=()
+        name="bench-reward-$device.json"
         [[ -n "${BENCH_REWARD_CANDIDATES:-}" ]] && more+=(--candidates "$BENCH_REWARD_CANDIDATES")
         [[ "${BENCH_REWARD_ALONE:-1}" == 0 ]] && more+=(--no-alone)
-        "$dice" bench reward "${more[@]}" --output "bench-reward-$device.json" || status=1
+        if [[ -n "${BENCH_REWARD_FAST_COMPILE:-}" ]]; then
+            more+=(--fast-compile "$BENCH_REWARD_FAST_COMPILE")
+            name="bench-reward-fast-compile-$BENCH_REWARD_FAST_COMPILE-$device.json"
+        fi
+        "$dice" bench reward "${more[@]}" --output "$name" || status=1
         ;;
     sandbox-probe)
         # Which layer of a KernelBench answer's sandbox CUDA needs (docs/sandbox.md): the policy
