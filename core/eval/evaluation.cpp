@@ -155,6 +155,14 @@ nlohmann::json toJson(const EvaluationResult& r) {
         j["candidate_kernel_time"] = timingToJson(*r.candidateKernelTime);
     if (r.referenceKernelTime)
         j["reference_kernel_time"] = timingToJson(*r.referenceKernelTime);
+    if (r.roundTripCheck) {
+        const RoundTripCheck& c = *r.roundTripCheck;
+        j["timing_check"] = {
+            {"method", "worker_round_trip"}, {"ping_median_ms", c.pingMedianMs},
+            {"ping_p90_ms", c.pingP90Ms},    {"allowance_ms", c.allowanceMs},
+            {"raised_calls", c.raisedCalls}, {"underreported_calls", c.underreportedCalls},
+            {"reported_ms", c.reportedMs},   {"round_trip_ms", c.roundTripMs}};
+    }
     j["speedup"] = r.speedup;
     j["speedup_of_means"] = r.speedupOfMeans;
     j["physical_bound_ms"] = r.physicalBoundMs;
@@ -232,6 +240,20 @@ EvaluationResult evaluationFromJson(const nlohmann::json& j) {
             r.candidateKernelTime = timingFromJson(j["candidate_kernel_time"]);
         if (j.contains("reference_kernel_time"))
             r.referenceKernelTime = timingFromJson(j["reference_kernel_time"]);
+        if (j.contains("timing_check")) {
+            const auto& t = j["timing_check"];
+            if (!t.is_object())
+                throw Error("timing_check is not a JSON object");
+            RoundTripCheck c;
+            c.pingMedianMs = t.value("ping_median_ms", 0.0);
+            c.pingP90Ms = t.value("ping_p90_ms", 0.0);
+            c.allowanceMs = t.value("allowance_ms", 0.0);
+            c.raisedCalls = t.value("raised_calls", 0);
+            c.underreportedCalls = t.value("underreported_calls", 0);
+            c.reportedMs = t.value("reported_ms", std::vector<double>{});
+            c.roundTripMs = t.value("round_trip_ms", std::vector<double>{});
+            r.roundTripCheck = c;
+        }
         r.speedup = j.value("speedup", 0.0);
         r.speedupOfMeans = j.value("speedup_of_means", 0.0);
         r.physicalBoundMs = j.value("physical_bound_ms", 0.0);

@@ -73,6 +73,19 @@ struct TimingStats {
     std::vector<double> samplesMs;
 };
 
+// How the KernelBench dialect timed the answer's calls (docs/kernelbench-bridge.md): each call's
+// time is what the answer reported, raised to the round trip less the allowance where that is
+// more. Kept so that a time can be traced to the round trips that made it.
+struct RoundTripCheck {
+    double pingMedianMs = 0;
+    double pingP90Ms = 0;
+    double allowanceMs = 0;
+    int raisedCalls = 0;
+    int underreportedCalls = 0;
+    std::vector<double> reportedMs;
+    std::vector<double> roundTripMs;
+};
+
 struct EvaluationResult {
     std::string task;
     int level = 1;
@@ -93,6 +106,7 @@ struct EvaluationResult {
     std::optional<TimingStats> referenceTime;       // CUDA events on our stream
     std::optional<TimingStats> candidateKernelTime; // CUPTI: every kernel on every stream
     std::optional<TimingStats> referenceKernelTime;
+    std::optional<RoundTripCheck> roundTripCheck; // KernelBench dialect, when timed
     double speedup = 0; // reference median / candidate median (events), 0 when not timed
     // Reference mean / candidate mean: the statistic KernelBench reports. The median is the
     // workbench's own (one slow outlier call moves a mean, not a median); both are kept.

@@ -313,6 +313,44 @@ private Q_SLOTS:
                  0.0);
     }
 
+    // The KernelBench worker's record of its round trips comes through to the result (the
+    // agreement benchmark keeps it: a short answer's time is mostly round-trip noise).
+    void roundTripTimingIsKeptAndReadBack() {
+        const nlohmann::json worker = {{"task", "relu"},
+                                       {"dialect", "kernelbench"},
+                                       {"timing_check",
+                                        {{"method", "worker_round_trip"},
+                                         {"pings", 24},
+                                         {"ping_median_ms", 0.05},
+                                         {"ping_p90_ms", 0.08},
+                                         {"allowance_ms", 0.08},
+                                         {"raised_calls", 3},
+                                         {"underreported_calls", 0},
+                                         {"reported_ms", {0.2, 0.21}},
+                                         {"round_trip_ms", {0.3, 0.5}}}}};
+        const dice::EvaluationResult r = dice::evaluationFromJson(worker);
+        QVERIFY(r.roundTripCheck.has_value());
+        QCOMPARE(r.roundTripCheck->raisedCalls, 3);
+        QCOMPARE(r.roundTripCheck->roundTripMs, (std::vector<double>{0.3, 0.5}));
+        const nlohmann::json j = dice::toJson(r);
+        QCOMPARE(j["timing_check"]["allowance_ms"].get<double>(), 0.08);
+        QCOMPARE(j["timing_check"]["reported_ms"].size(), std::size_t(2));
+        QVERIFY(!dice::evaluationFromJson({{"task", "relu"}}).roundTripCheck);
+        for (const nlohmann::json& bad :
+             {nlohmann::json{{"task", "relu"}, {"timing_check", 7}},
+              nlohmann::json{{"task", "relu"}, {"timing_check", {{"raised_calls", "many"}}}},
+              nlohmann::json{{"task", "relu"}, {"timing_check", {{"reported_ms", {"x"}}}}}}) {
+            try {
+                dice::evaluationFromJson(bad);
+                QFAIL(bad.dump().c_str());
+            } catch (const dice::Error& e) {
+                QVERIFY2(std::string(e.what()).find("timing_check") != std::string::npos ||
+                             std::string(e.what()).find("malformed") != std::string::npos,
+                         e.what());
+            }
+        }
+    }
+
     void importRejectsWhatIsNotARunFile() {
         for (const char* text :
              {"", "{", "[1, 2]", "{\"checks\": 3}", "{\"other\": 1}", "{\"checks\": [7]}",
