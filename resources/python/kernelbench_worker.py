@@ -57,6 +57,8 @@ PINGS = 24
 PATCH_POSITIONS = 8
 # Timed calls checked against the reference besides the last one.
 CHECKED_CALLS = 3
+# Elements of an output compared at a time (256 MB of float32).
+COMPARE_PIECE = 1 << 26
 
 DEFAULT_OPTIONS = {
     "correctness_trials": 5,
@@ -313,6 +315,7 @@ class Evaluation:
             timing = TimingInputs(timing_inputs, reference_model, shapes, device, flush)
             del shapes
 
+        release_cached(device)
         build_dir = answer_build_dir(self.options["build_dir"], candidate_source)
         self.progress("compile", 0.1)
         try:
@@ -357,6 +360,7 @@ class Evaluation:
                 except Exception as e:  # noqa: BLE001
                     raise ReferenceError_("the reference Model fails on trial %d: %s" %
                                           (index, e))
+            release_cached(device)
             return inputs, flatten_outputs(expected)
 
         return [(trial_seed, make) for trial_seed in trial_seeds]
@@ -468,8 +472,8 @@ class Evaluation:
                                    record)
             if problem is None:
                 for spec, original in zip(inputs_back, inputs):
-                    if spec is not None and not torch.equal(
-                            shared.read(spec).to(original.device), original):
+                    if spec is not None and not same_values(original, shared.read(spec),
+                                                            original.device):
                         problem = "ModelNew changed its inputs"
                         self.flag("inputs_mutated", "ModelNew wrote into its input tensors")
                         break
@@ -513,8 +517,7 @@ class Evaluation:
         problem = self.check_facts(facts, expected, outputs, device)
         if problem is not None:
             return problem
-        return compare_outputs(expected, [a.to(device) for a in actual], device, atol, rtol,
-                               record)
+        return compare_outputs(expected, actual, device, atol, rtol, record)
 
     def round_trip(self, answer, timing, op, outputs):
         """One ping or call, prepared the same way for both: new input values, poisoned output
@@ -792,6 +795,14 @@ def answer_build_dir(build_root, source):
     return os.path.join(os.path.abspath(root), digest)
 
 
+def release_cached(device):
+    """Gives the memory this process's allocator keeps for reuse back to the driver: the
+    answer's process, not this one, needs it next."""
+    import torch
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+
+
 def synchronize(device):
     import torch
     if device.type == "cuda":
@@ -808,9 +819,20 @@ def flatten_outputs(value):
     return [value] if isinstance(value, torch.Tensor) or value is not None else []
 
 
+def output_pieces(expected, actual, device):
+    """Both tensors as matching flat pieces of COMPARE_PIECE elements, the answer's moved to the
+    device one piece at a time: comparing a bench-sized output whole takes several copies of it
+    beside the inputs (on an 80 GB GPU, KernelBench's level-1 ReLU ran out of memory)."""
+    flat_expected = expected.reshape(-1)
+    flat_actual = actual.reshape(-1)
+    for start in range(0, flat_expected.numel(), COMPARE_PIECE):
+        stop = min(start + COMPARE_PIECE, flat_expected.numel())
+        yield flat_expected[start:stop], flat_actual[start:stop].to(device)
+
+
 def compare_outputs(expected, actual, device, atol, rtol, record):
-    """None when the values of the answer's outputs (tensors of the expected shapes and dtypes)
-    match the reference's, else why not (for the trial's detail)."""
+    """None when the values of the answer's outputs (tensors of the expected shapes and dtypes,
+    on the device or not) match the reference's, else why not (for the trial's detail)."""
     import torch
     worst_abs = 0.0
     worst_rel = 0.0
@@ -820,25 +842,43 @@ def compare_outputs(expected, actual, device, atol, rtol, record):
         # Error statistics in the output's own precision: a float64 copy of a bench-sized
         # output would not fit beside the inputs.
         compute = e.dtype if e.is_floating_point() else torch.float32
-        difference = (a.to(compute) - e.to(compute)).abs()
-        if bool(torch.isfinite(difference).all()):
-            abs_error = float(difference.max())
-            rel_error = float((difference / e.to(compute).abs().clamp_min(1e-12)).max())
-        else:
-            abs_error = float("inf")
-            rel_error = float("inf")
-        del difference
+        abs_error = 0.0
+        rel_error = 0.0
+        same = True
+        for piece, answer in output_pieces(e, a, device):
+            difference = (answer.to(compute) - piece.to(compute)).abs()
+            if bool(torch.isfinite(difference).all()):
+                abs_error = max(abs_error, float(difference.max()))
+                rel_error = max(rel_error, float(
+                    (difference / piece.to(compute).abs().clamp_min(1e-12)).max()))
+            else:
+                abs_error = float("inf")
+                rel_error = float("inf")
+            del difference
+            if e.is_floating_point():
+                same = same and torch.allclose(answer, piece, atol=atol, rtol=rtol)
+            else:
+                same = same and torch.equal(answer, piece)
+            del answer
         worst_abs = max(worst_abs, abs_error)
         worst_rel = max(worst_rel, rel_error)
         record["max_abs_error"] = finite_or_large(worst_abs)
         record["max_rel_error"] = finite_or_large(worst_rel)
-        if e.is_floating_point():
-            if not torch.allclose(a, e, atol=atol, rtol=rtol):
+        if not same:
+            if e.is_floating_point():
                 return "values differ: max abs error %.3g, max rel error %.3g (atol=rtol=%g)" % (
                     abs_error, rel_error, atol)
-        elif not torch.equal(a, e):
             return "values differ (exact comparison of %s)" % e.dtype
     return None
+
+
+def same_values(expected, actual, device):
+    """torch.equal of a tensor and the answer's copy of it, piece by piece."""
+    import torch
+    if expected.shape != actual.shape or expected.dtype != actual.dtype:
+        return False
+    return all(torch.equal(answer, piece) for piece, answer in
+               output_pieces(expected, actual, device))
 
 
 def finite_or_large(value):
