@@ -158,10 +158,11 @@ nlohmann::json toJson(const EvaluationResult& r) {
     if (r.roundTripCheck) {
         const RoundTripCheck& c = *r.roundTripCheck;
         j["timing_check"] = {
-            {"method", "worker_round_trip"}, {"ping_median_ms", c.pingMedianMs},
-            {"ping_p90_ms", c.pingP90Ms},    {"allowance_ms", c.allowanceMs},
-            {"raised_calls", c.raisedCalls}, {"underreported_calls", c.underreportedCalls},
-            {"reported_ms", c.reportedMs},   {"round_trip_ms", c.roundTripMs}};
+            {"method", "worker_round_trip"},   {"ping_median_ms", c.pingMedianMs},
+            {"ping_p90_ms", c.pingP90Ms},      {"allowance_ms", c.allowanceMs},
+            {"raised_calls", c.raisedCalls},   {"underreported_calls", c.underreportedCalls},
+            {"ping_workload", c.pingWorkload}, {"reported_ms", c.reportedMs},
+            {"round_trip_ms", c.roundTripMs}};
     }
     j["speedup"] = r.speedup;
     j["speedup_of_means"] = r.speedupOfMeans;
@@ -250,6 +251,7 @@ EvaluationResult evaluationFromJson(const nlohmann::json& j) {
             c.allowanceMs = t.value("allowance_ms", 0.0);
             c.raisedCalls = t.value("raised_calls", 0);
             c.underreportedCalls = t.value("underreported_calls", 0);
+            c.pingWorkload = t.value("ping_workload", std::string());
             c.reportedMs = t.value("reported_ms", std::vector<double>{});
             c.roundTripMs = t.value("round_trip_ms", std::vector<double>{});
             r.roundTripCheck = c;

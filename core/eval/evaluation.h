@@ -82,6 +82,8 @@ struct RoundTripCheck {
     double allowanceMs = 0;
     int raisedCalls = 0;
     int underreportedCalls = 0;
+    // What the calibrating pings ran: "reference" (the problem's Model), or zeros and why.
+    std::string pingWorkload;
     std::vector<double> reportedMs;
     std::vector<double> roundTripMs;
 };

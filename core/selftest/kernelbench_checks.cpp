@@ -167,6 +167,19 @@ void checkHostileAnswers(CheckResult& result) {
             failures.push_back(name + ": " + verdict + ", expected " + expected);
         if (!flag.empty() && std::find(flags.begin(), flags.end(), flag) == flags.end())
             failures.push_back(name + ": no " + flag + " flag");
+        // A timing control's calls must cost about what the pings did around their model: only
+        // a few are raised to their round trip, and the pings ran the problem's reference.
+        if (answer.value("timing_control", false)) {
+            if (!r.roundTripCheck)
+                failures.push_back(name + ": no record of its timed calls");
+            else if (r.roundTripCheck->pingWorkload != "reference")
+                failures.push_back(name + ": the pings ran " + r.roundTripCheck->pingWorkload);
+            else if (2 * static_cast<std::size_t>(r.roundTripCheck->raisedCalls) >
+                     r.roundTripCheck->reportedMs.size())
+                failures.push_back(name + ": " + std::to_string(r.roundTripCheck->raisedCalls) +
+                                   " of " + std::to_string(r.roundTripCheck->reportedMs.size()) +
+                                   " honest calls were raised to their round trip");
+        }
         if (r.message.find(secret) != std::string::npos ||
             r.message.find(environmentSecret) != std::string::npos)
             failures.push_back(name + ": a secret leaked into the verdict's message");

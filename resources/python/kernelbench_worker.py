@@ -375,6 +375,10 @@ class Evaluation:
             start["inputs"] = client.encode_arguments(shared, timing.inputs, on_device)
             start["outputs"] = [{"dtype": client.dtype_name(t.dtype), "shape": list(t.shape)}
                                 for t in timing.shapes]
+            # The pings run the problem's reference, so that the harness around them runs as it
+            # does after a real model (kernelbench_answer.py says why).
+            start.update(reference=self.request["reference"], seed=int(self.options["seed"]),
+                         init_inputs=client.encode_arguments(shared, init_inputs, True))
         reply = answer.call(start)
         if not reply.get("ok"):
             return self.answer_failure("the answer's harness did not start", reply)
@@ -541,8 +545,10 @@ class Evaluation:
         shared.reset()
         outputs = [shared.slot(like) for like in timing.shapes]
         overheads = []
+        workload = "zeros"
         for index in range(PING_WARMUPS + PINGS):
             reply, wall_ms, _ = self.round_trip(answer, timing, "ping", outputs)
+            workload = kernelbench_answer_client.text(reply, "workload", 300) or workload
             reported = reported_ms(reply)
             if not reply.get("ok") or reported is None:
                 raise kernelbench_answer_client.AnswerFailed(
@@ -551,7 +557,8 @@ class Evaluation:
             if index >= PING_WARMUPS:
                 overheads.append(max(0.0, wall_ms - reported))
         return {"median_ms": statistics.median(overheads),
-                "p90_ms": statistics.quantiles(overheads, n=10)[-1], "samples_ms": overheads}
+                "p90_ms": statistics.quantiles(overheads, n=10)[-1], "samples_ms": overheads,
+                "workload": workload}
 
     def time_candidate(self, answer, timing, calibration, device):
         """KernelBench's warm-ups and timed calls, each one request timed from here. A call's
@@ -586,6 +593,9 @@ class Evaluation:
             # The output copy is inside every ping and call: large outputs widen the allowance.
             "copy_bytes": sum(spec["nbytes"] for spec in outputs),
             "ping_overheads_ms": calibration["samples_ms"],
+            # What the pings ran: the reference, or zeros where it could not run there. Only the
+            # first is what an honest call costs around its model.
+            "ping_workload": calibration["workload"],
             "raised_calls": 0,
             "underreported_calls": 0,
             "checked_calls": sorted(index - first + 1 for index in checked),

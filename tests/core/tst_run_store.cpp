@@ -326,6 +326,7 @@ private Q_SLOTS:
                                          {"allowance_ms", 0.08},
                                          {"raised_calls", 3},
                                          {"underreported_calls", 0},
+                                         {"ping_workload", "reference"},
                                          {"reported_ms", {0.2, 0.21}},
                                          {"round_trip_ms", {0.3, 0.5}}}}};
         const dice::EvaluationResult r = dice::evaluationFromJson(worker);
@@ -335,11 +336,13 @@ private Q_SLOTS:
         const nlohmann::json j = dice::toJson(r);
         QCOMPARE(j["timing_check"]["allowance_ms"].get<double>(), 0.08);
         QCOMPARE(j["timing_check"]["reported_ms"].size(), std::size_t(2));
+        QCOMPARE(j["timing_check"]["ping_workload"].get<std::string>(), std::string("reference"));
         QVERIFY(!dice::evaluationFromJson({{"task", "relu"}}).roundTripCheck);
         for (const nlohmann::json& bad :
              {nlohmann::json{{"task", "relu"}, {"timing_check", 7}},
               nlohmann::json{{"task", "relu"}, {"timing_check", {{"raised_calls", "many"}}}},
-              nlohmann::json{{"task", "relu"}, {"timing_check", {{"reported_ms", {"x"}}}}}}) {
+              nlohmann::json{{"task", "relu"}, {"timing_check", {{"reported_ms", {"x"}}}}},
+              nlohmann::json{{"task", "relu"}, {"timing_check", {{"ping_workload", 3}}}}}) {
             try {
                 dice::evaluationFromJson(bad);
                 QFAIL(bad.dump().c_str());

@@ -26,12 +26,13 @@ ENV_SECRET = "the-environment's-secret-4b1d2e"
 
 def expectations(folder):
     """hostile.json: the problem file and, for each answer, the verdict and flag it must get and
-    the problem file it is judged against."""
+    the problem file it is judged against, and whether it is a timing control."""
     with open(os.path.join(folder, "hostile.json"), encoding="utf-8") as f:
         table = json.load(f)
     if table.get("format") != "dice-kernelbench-hostile/1":
         raise SystemExit("hostile.json: unknown format %r" % table.get("format"))
-    return {a["name"]: (a["verdict"], a.get("flag"), a.get("problem", table["problem"]))
+    return {a["name"]: (a["verdict"], a.get("flag"), a.get("problem", table["problem"]),
+                        bool(a.get("timing_control")))
             for a in table["answers"]}
 
 
@@ -94,7 +95,7 @@ def main(argv):
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             env=dict(os.environ, DICE_TEST_SECRET=ENV_SECRET))
         expected = expectations(fixtures)
-        for request_id, (name, (verdict, flag, problem_file)) in enumerate(
+        for request_id, (name, (verdict, flag, problem_file, timing_control)) in enumerate(
                 sorted(expected.items()), start=7001):
             with open(os.path.join(fixtures, problem_file), encoding="utf-8") as f:
                 problem = f.read()
@@ -134,6 +135,8 @@ def main(argv):
             if flag and flag not in flags:
                 failures.append("%s: no %s flag (flags: %s)" %
                                 (name, flag, ", ".join(flags)))
+            if timing_control:
+                failures.extend(timing_control_problems(name, evaluation))
             layers = evaluation.get("sandbox") or {}
             for layer in ("network", "landlock", "seccomp"):
                 if not str(layers.get(layer, "")).startswith(("applied", "isolated")):
@@ -146,6 +149,23 @@ def main(argv):
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return report(failures)
+
+
+def timing_control_problems(name, evaluation):
+    """A timing control's calls: the pings ran the problem's reference, and at most a few calls
+    (not most, as when the pings ran no model) were raised to their round trip."""
+    check = evaluation.get("timing_check") or {}
+    problems = []
+    if check.get("ping_workload") != "reference":
+        problems.append("%s: the pings ran %r, not the reference" %
+                        (name, check.get("ping_workload")))
+    calls = len(check.get("reported_ms", []))
+    print("  timing: %s of %d calls raised to their round trip; the pings ran %s" %
+          (check.get("raised_calls"), calls, check.get("ping_workload")))
+    if calls == 0 or check.get("raised_calls", calls) * 2 > calls:
+        problems.append("%s: %s of %d honest calls were raised to their round trip" %
+                        (name, check.get("raised_calls"), calls))
+    return problems
 
 
 def report(failures):
