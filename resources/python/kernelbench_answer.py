@@ -103,7 +103,8 @@ class Answer:
         self.device = None
         self.flush = None
         self.timing_inputs = []
-        self.zero_outputs = []
+        self.output_specs = []
+        self.zero_outputs = None
         self.ping_model = None
         self.ping_workload = "zeros"
 
@@ -154,9 +155,7 @@ class Answer:
             self.flush = torch.empty(int(request["flush_bytes"]) // 8, dtype=torch.int64,
                                      device=self.device)
         self.timing_inputs = self.arguments(request.get("inputs", []))
-        self.zero_outputs = [torch.zeros(spec["shape"], dtype=getattr(torch, spec["dtype"]),
-                                         device=self.device)
-                             for spec in request.get("outputs", [])]
+        self.output_specs = request.get("outputs", [])
         if request.get("reference"):
             self.build_ping_model(request)
         self.synchronize()
@@ -179,7 +178,7 @@ class Answer:
     def load(self, request):
         # Pings come only before the answer's code: their outputs and the reference's weights
         # would hold as much device memory as the answer's own.
-        self.zero_outputs = []
+        self.zero_outputs = None
         self.ping_model = None
         if self.device is not None and self.device.type == "cuda":
             import torch
@@ -295,6 +294,11 @@ class Answer:
             except BaseException as e:  # noqa: BLE001
                 self.ping_model = None
                 self.ping_workload = "zeros (the reference failed here: %s)" % describe(e)
+        if self.zero_outputs is None:
+            # Made only when the reference cannot serve: a bench-sized output is gigabytes.
+            import torch
+            self.zero_outputs = [torch.zeros(spec["shape"], dtype=getattr(torch, spec["dtype"]),
+                                             device=self.device) for spec in self.output_specs]
         return self.zero_outputs
 
     def serve(self, requests_fd):
