@@ -35,6 +35,7 @@ after a real model has run in the process: on the CPU, an honest answer's calls 
 more around the model than zero-model pings, and every one of them was raised.
 """
 
+import gc
 import json
 import mmap
 import os
@@ -180,6 +181,10 @@ class Answer:
         # would hold as much device memory as the answer's own.
         self.zero_outputs = None
         self.ping_model = None
+        # The reference's class lives in a cycle (its methods' globals hold it) that only the
+        # collector frees: freed here, before the answer's code runs, or the answer finds the
+        # problem's Model among the collector's objects and computes with it unseen.
+        gc.collect()
         if self.device is not None and self.device.type == "cuda":
             import torch
             torch.cuda.empty_cache()
