@@ -161,7 +161,8 @@ nlohmann::json toJson(const EvaluationResult& r) {
             {"method", "worker_round_trip"},   {"ping_median_ms", c.pingMedianMs},
             {"ping_p90_ms", c.pingP90Ms},      {"allowance_ms", c.allowanceMs},
             {"raised_calls", c.raisedCalls},   {"underreported_calls", c.underreportedCalls},
-            {"ping_workload", c.pingWorkload}, {"reported_ms", c.reportedMs},
+            {"ping_workload", c.pingWorkload}, {"ping_overheads_ms", c.pingOverheadsMs},
+            {"copy_bytes", c.copyBytes},       {"reported_ms", c.reportedMs},
             {"round_trip_ms", c.roundTripMs}};
     }
     j["speedup"] = r.speedup;
@@ -252,6 +253,8 @@ EvaluationResult evaluationFromJson(const nlohmann::json& j) {
             c.raisedCalls = t.value("raised_calls", 0);
             c.underreportedCalls = t.value("underreported_calls", 0);
             c.pingWorkload = t.value("ping_workload", std::string());
+            c.pingOverheadsMs = t.value("ping_overheads_ms", std::vector<double>{});
+            c.copyBytes = t.value("copy_bytes", 0.0);
             c.reportedMs = t.value("reported_ms", std::vector<double>{});
             c.roundTripMs = t.value("round_trip_ms", std::vector<double>{});
             r.roundTripCheck = c;

@@ -84,6 +84,8 @@ struct RoundTripCheck {
     int underreportedCalls = 0;
     // What the calibrating pings ran: "reference" (the problem's Model), or zeros and why.
     std::string pingWorkload;
+    std::vector<double> pingOverheadsMs; // each counted ping's round trip less its window
+    double copyBytes = 0;                // outputs copied into the shared file in every call
     std::vector<double> reportedMs;
     std::vector<double> roundTripMs;
 };

@@ -327,6 +327,8 @@ private Q_SLOTS:
                                          {"raised_calls", 3},
                                          {"underreported_calls", 0},
                                          {"ping_workload", "reference"},
+                                         {"ping_overheads_ms", {0.04, 0.06}},
+                                         {"copy_bytes", 4096},
                                          {"reported_ms", {0.2, 0.21}},
                                          {"round_trip_ms", {0.3, 0.5}}}}};
         const dice::EvaluationResult r = dice::evaluationFromJson(worker);
@@ -337,12 +339,15 @@ private Q_SLOTS:
         QCOMPARE(j["timing_check"]["allowance_ms"].get<double>(), 0.08);
         QCOMPARE(j["timing_check"]["reported_ms"].size(), std::size_t(2));
         QCOMPARE(j["timing_check"]["ping_workload"].get<std::string>(), std::string("reference"));
+        QCOMPARE(j["timing_check"]["ping_overheads_ms"][1].get<double>(), 0.06);
+        QCOMPARE(j["timing_check"]["copy_bytes"].get<double>(), 4096.0);
         QVERIFY(!dice::evaluationFromJson({{"task", "relu"}}).roundTripCheck);
         for (const nlohmann::json& bad :
              {nlohmann::json{{"task", "relu"}, {"timing_check", 7}},
               nlohmann::json{{"task", "relu"}, {"timing_check", {{"raised_calls", "many"}}}},
               nlohmann::json{{"task", "relu"}, {"timing_check", {{"reported_ms", {"x"}}}}},
-              nlohmann::json{{"task", "relu"}, {"timing_check", {{"ping_workload", 3}}}}}) {
+              nlohmann::json{{"task", "relu"}, {"timing_check", {{"ping_workload", 3}}}},
+              nlohmann::json{{"task", "relu"}, {"timing_check", {{"ping_overheads_ms", "x"}}}}}) {
             try {
                 dice::evaluationFromJson(bad);
                 QFAIL(bad.dump().c_str());
