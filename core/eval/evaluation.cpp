@@ -163,7 +163,7 @@ nlohmann::json toJson(const EvaluationResult& r) {
             {"raised_calls", c.raisedCalls},   {"underreported_calls", c.underreportedCalls},
             {"ping_workload", c.pingWorkload}, {"ping_overheads_ms", c.pingOverheadsMs},
             {"copy_bytes", c.copyBytes},       {"reported_ms", c.reportedMs},
-            {"round_trip_ms", c.roundTripMs}};
+            {"round_trip_ms", c.roundTripMs},  {"exchange", c.exchange}};
     }
     j["speedup"] = r.speedup;
     j["speedup_of_means"] = r.speedupOfMeans;
@@ -255,6 +255,7 @@ EvaluationResult evaluationFromJson(const nlohmann::json& j) {
             c.pingWorkload = t.value("ping_workload", std::string());
             c.pingOverheadsMs = t.value("ping_overheads_ms", std::vector<double>{});
             c.copyBytes = t.value("copy_bytes", 0.0);
+            c.exchange = t.value("exchange", std::string());
             c.reportedMs = t.value("reported_ms", std::vector<double>{});
             c.roundTripMs = t.value("round_trip_ms", std::vector<double>{});
             r.roundTripCheck = c;

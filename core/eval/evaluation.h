@@ -85,7 +85,10 @@ struct RoundTripCheck {
     // What the calibrating pings ran: "reference" (the problem's Model), or zeros and why.
     std::string pingWorkload;
     std::vector<double> pingOverheadsMs; // each counted ping's round trip less its window
-    double copyBytes = 0;                // outputs copied into the shared file in every call
+    double copyBytes = 0;                // outputs copied out of the answer's process in every call
+    // Where inputs and outputs crossed between the processes: "device" (GPU memory both map),
+    // or "host" and why the GPU's could not serve.
+    std::string exchange;
     std::vector<double> reportedMs;
     std::vector<double> roundTripMs;
 };

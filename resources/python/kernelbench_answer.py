@@ -10,12 +10,14 @@ data to the worker, which makes the inputs, compares the outputs and decides the
 (docs/sandbox.md).
 
   kernelbench_answer.py --requests FD --replies FD --shared FD
+                        [--device-exchange FD --device-exchange-bytes N]
   kernelbench_answer.py --prebuild FILE --build-dir DIR     (compile only, print a JSON report)
 
 DIR (and the "build_dir" of a load request) is the answer's own build folder, the one the
 sandbox lets it write.
 
 Requests, one JSON object per line, in this order:
+  {"op": "attach", "device"}                                     (when there is GPU memory to map)
   {"op": "init", "device", "flush_bytes", "inputs", "outputs", "reference", "seed",
    "init_inputs"}                                                (before the answer's code runs)
   {"op": "ping", "seed", "patches", "outputs"}, any number       (still before it)
@@ -24,7 +26,9 @@ Requests, one JSON object per line, in this order:
   {"op": "call", "seed", "patches", "outputs"}, one per warm-up and timed call
   {"op": "exit"}
 An argument is {"kind": "tensor", "dtype", "shape", "offset", "nbytes"} (bytes in the shared
-file) or {"kind": "value", "value"}. "inputs" of init are the timing inputs, kept here on the
+file, or in the GPU memory the worker shared when it has "where": "device") or {"kind": "value",
+"value"}. An input in the GPU memory is handed to the model as it is there, so that the worker sees
+whether the model wrote into it; the worker then sends no "inputs_back" slot for it. "inputs" of init are the timing inputs, kept here on the
 device; a patch {"input", "index", "value"} sets elements of one of them (flat indices) before a
 ping or a call. A ping is a call whose model is the problem's own reference (its Model built
 here from "reference", the problem's source, before the answer's code exists), or, where that
@@ -96,8 +100,11 @@ def storage_bytes(tensor):
 
 
 class Answer:
-    def __init__(self, shared_fd, replies_fd):
+    def __init__(self, shared_fd, replies_fd, device_fd=-1, device_bytes=0):
         self.shared_fd = shared_fd
+        self.device_fd = device_fd
+        self.device_bytes = device_bytes
+        self.device_exchange = None
         self.shared = mmap.mmap(shared_fd, 0) if os.fstat(shared_fd).st_size else None
         self.replies = os.fdopen(replies_fd, "w", encoding="utf-8", buffering=1)
         self.model = None
@@ -115,6 +122,11 @@ class Answer:
 
     def region(self, spec):
         import torch
+        if spec.get("where") == "device":
+            if self.device_exchange is None:
+                raise ValueError("a tensor in GPU memory that was never mapped here")
+            return self.device_exchange.view(spec["offset"], spec["nbytes"],
+                                             getattr(torch, spec["dtype"]), spec["shape"])
         end = int(spec["offset"]) + int(spec["nbytes"])
         if self.shared is None or len(self.shared) < end:
             # The worker grows the file as bigger inputs come; map it again at its new size.
@@ -126,10 +138,14 @@ class Answer:
                                offset=int(spec["offset"]))
         return raw.view(dtype).view(spec["shape"]) if spec["shape"] else raw.view(dtype)[0]
 
-    def argument(self, spec):
+    def argument(self, spec, keep):
+        """One argument; keep: a tensor that outlives the request, so never the shared memory
+        the worker writes the next request's tensors into."""
         if spec["kind"] == "value":
             return spec["value"]
         region = self.region(spec)
+        if spec.get("where") == "device":
+            return region.clone() if keep else region
         # Straight from the shared file to the GPU: a host copy first would hold a bench-sized
         # input twice. Anything that stays on the host is copied out of the file the worker
         # rewrites.
@@ -137,8 +153,26 @@ class Answer:
             return region.to(self.device)
         return region.clone()
 
-    def arguments(self, specs):
-        return [self.argument(s) for s in specs]
+    def arguments(self, specs, keep=False):
+        return [self.argument(s, keep) for s in specs]
+
+    def attach(self, request):
+        """Maps the GPU memory the worker shared, before the answer's code exists."""
+        import kernelbench_device_exchange
+        try:
+            if self.device_fd < 0:
+                raise ValueError("no GPU memory was shared with this process")
+            import torch
+            device = torch.device(request["device"])
+            self.device_exchange = kernelbench_device_exchange.DeviceExchange.attach(
+                device.index or 0, self.device_fd, self.device_bytes)
+        except BaseException as e:  # noqa: BLE001
+            return self.reply(ok=False, error=describe(e))
+        finally:
+            if self.device_fd >= 0:
+                os.close(self.device_fd)
+                self.device_fd = -1
+        return self.reply(ok=True)
 
     def synchronize(self):
         import torch
@@ -155,7 +189,7 @@ class Answer:
             torch.cuda.init()
             self.flush = torch.empty(int(request["flush_bytes"]) // 8, dtype=torch.int64,
                                      device=self.device)
-        self.timing_inputs = self.arguments(request.get("inputs", []))
+        self.timing_inputs = self.arguments(request.get("inputs", []), keep=True)
         self.output_specs = request.get("outputs", [])
         if request.get("reference"):
             self.build_ping_model(request)
@@ -168,7 +202,7 @@ class Answer:
         try:
             namespace = {"__name__": "dice_reference", "__file__": "reference.py"}
             exec(compile(request["reference"], "reference.py", "exec"), namespace)  # noqa: S102
-            init_inputs = self.arguments(request.get("init_inputs", []))
+            init_inputs = self.arguments(request.get("init_inputs", []), keep=True)
             set_seed(int(request.get("seed", 0)))
             self.ping_model = namespace["Model"](*init_inputs).to(self.device)
             self.ping_workload = "reference"
@@ -204,7 +238,7 @@ class Answer:
         if model_new is None:
             return self.reply(ok=False, stage="define", error="the candidate defines no ModelNew",
                               compile_ms=compile_ms)
-        init_inputs = self.arguments(request["init_inputs"])
+        init_inputs = self.arguments(request["init_inputs"], keep=True)
         try:
             set_seed(int(request["seed"]))
             self.model = model_new(*init_inputs).to(self.device)
@@ -313,7 +347,9 @@ class Answer:
             op = request.get("op")
             if op == "exit":
                 return
-            if op == "init":
+            if op == "attach":
+                self.attach(request)
+            elif op == "init":
                 self.init(request)
             elif op == "ping":
                 self.call(request, self.ping)
@@ -371,7 +407,10 @@ def main(argv):
         print(__doc__.strip(), file=sys.stderr)
         return 2
     requests_fd, replies_fd, shared_fd = (int(fd) for fd in fds)
-    Answer(shared_fd, replies_fd).serve(requests_fd)
+    device = [option(argv, n) for n in ("--device-exchange", "--device-exchange-bytes")]
+    device_fd, device_bytes = ((int(device[0]), int(device[1]))
+                               if all(v and v.isdigit() for v in device) else (-1, 0))
+    Answer(shared_fd, replies_fd, device_fd, device_bytes).serve(requests_fd)
     return 0
 
 

@@ -2,8 +2,9 @@
 """The trusted side's handle on one sandboxed answer process (kernelbench_answer.py).
 
 The worker keeps the inputs, the reference's outputs and the timing of the reference to itself;
-the answer's process gets copies of the inputs in a shared memory file and writes its outputs
-there. Nothing it sends is unpickled or executed: replies are bounded JSON lines whose fields are
+the answer's process gets copies of the inputs in memory both map and writes its outputs there:
+GPU memory for what lives on the GPU (kernelbench_device_exchange.py), a shared memory file for
+the rest and wherever the GPU's cannot serve. Nothing it sends is unpickled or executed: replies are bounded JSON lines whose fields are
 checked before use, and outputs are raw bytes read at the shapes and dtypes the worker expects.
 Every request is timed from this side, and refused when a reply is already waiting before it is
 sent (one written in advance would end a timed round trip at once).
@@ -17,6 +18,7 @@ import select
 import subprocess
 import time
 
+import kernelbench_device_exchange
 import kernelbench_sandbox
 
 REPLY_LIMIT = 1 << 20
@@ -101,6 +103,94 @@ class SharedFile:
         os.close(self.fd)
 
 
+class Exchange:
+    """Where a request's tensors travel: the GPU memory both processes map, for a tensor on the
+    GPU that fits there, else the host file. A spec says which ("where": "device")."""
+
+    def __init__(self):
+        self.host = SharedFile()
+        self.device = None
+        self.cursor = 0
+        self.pending = False
+        self.note = "host: the evaluation runs on the CPU"
+
+    def use_device(self, exchange, note):
+        self.device = exchange
+        self.note = note
+
+    def drop_device(self, note):
+        if self.device is not None:
+            self.device.close()
+        self.device = None
+        self.note = note
+
+    def reset(self):
+        self.host.reset()
+        self.cursor = 0
+
+    def reserve_device(self, nbytes):
+        if self.device is None:
+            return None
+        offset = (self.cursor + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+        if offset + nbytes > self.device.size:
+            return None
+        self.cursor = offset + nbytes
+        return offset
+
+    def put(self, tensor, on_device=True):
+        tensor = tensor.detach()
+        nbytes = tensor.numel() * tensor.element_size()
+        offset = self.reserve_device(nbytes) if on_device and tensor.is_cuda else None
+        if offset is None:
+            return self.host.put(tensor, on_device)
+        spec = {"kind": "tensor", "dtype": dtype_name(tensor.dtype), "shape": list(tensor.shape),
+                "offset": offset, "nbytes": nbytes, "on_device": True, "where": "device"}
+        self.read(spec).copy_(tensor)
+        self.pending = True
+        return spec
+
+    def slot(self, like, fill=None, on_device=True):
+        """Room for a tensor shaped like `like`, filled with `fill` (NaN poison, say): on the GPU
+        when on_device and it fits there."""
+        nbytes = like.numel() * like.element_size()
+        offset = self.reserve_device(nbytes) if on_device else None
+        if offset is None:
+            return self.host.slot(like, fill)
+        spec = {"kind": "tensor", "dtype": dtype_name(like.dtype), "shape": list(like.shape),
+                "offset": offset, "nbytes": nbytes, "where": "device"}
+        if fill is not None and nbytes:
+            self.read(spec).fill_(fill)
+            self.pending = True
+        return spec
+
+    def read(self, spec):
+        import torch
+        if spec.get("where") == "device":
+            return self.device.view(spec["offset"], spec["nbytes"],
+                                    getattr(torch, spec["dtype"]), spec["shape"])
+        return self.host.read(spec)
+
+    def mark_written(self):
+        """What this process wrote on the GPU outside put and slot (a poison fill)."""
+        self.pending = self.device is not None
+
+    def ready(self):
+        """Waits for this side's writes to the GPU memory before a request lets the answer's
+        process read or overwrite it."""
+        if self.pending and self.device is not None:
+            import torch
+            torch.cuda.synchronize(self.device.bytes.device)
+        self.pending = False
+
+    @property
+    def fd(self):
+        return self.host.fd
+
+    def close(self):
+        self.drop_device(self.note)
+        self.host.close()
+
+
 def encode_arguments(shared, values, on_device):
     """The specs of a list of inputs; non-tensor inputs travel as JSON values."""
     import torch
@@ -121,19 +211,36 @@ def encode_arguments(shared, values, on_device):
 class AnswerProcess:
     """One sandboxed kernelbench_answer.py, started for one evaluation and ended with it."""
 
-    def __init__(self, sandbox_program, build_dir, scripts_dir, python, gpu):
+    def __init__(self, sandbox_program, build_dir, scripts_dir, python, gpu, device_bytes=0,
+                 device_ordinal=0):
         """build_dir is the answer's own folder (one per source text): the only place it may
-        write, so that no answer can plant files in another's build."""
-        self.shared = SharedFile()
+        write, so that no answer can plant files in another's build. device_bytes, when not 0,
+        is the GPU memory to share with it for the tensors of one request (see attach)."""
+        self.shared = Exchange()
+        self.device_ordinal = device_ordinal
         self.log_path = os.path.join(build_dir, "answer.log")
         requests_read, self.requests = os.pipe()
         self.replies, replies_write = os.pipe()
         report_read, report_write = os.pipe()
         policy = kernelbench_sandbox.policy([build_dir], readable=[scripts_dir], gpu=gpu)
-        child_fds = (requests_read, replies_write, self.shared.fd, report_write)
+        child_fds = [requests_read, replies_write, self.shared.fd, report_write]
         argv = [python, os.path.join(scripts_dir, "kernelbench_answer.py"),
                 "--requests", str(requests_read), "--replies", str(replies_write),
                 "--shared", str(self.shared.fd)]
+        device_fd = -1
+        if gpu and device_bytes > 0:
+            try:
+                exchange, device_fd = kernelbench_device_exchange.DeviceExchange.create(
+                    device_ordinal, device_bytes)
+                self.shared.use_device(exchange, "device: %d bytes of GPU memory both map" %
+                                       exchange.size)
+                child_fds.append(device_fd)
+                argv += ["--device-exchange", str(device_fd), "--device-exchange-bytes",
+                         str(exchange.size)]
+            except kernelbench_device_exchange.ExchangeUnavailable as e:
+                self.shared.drop_device("host: no GPU memory to share (%s)" % e)
+        elif gpu:
+            self.shared.note = "host: nothing of the evaluation lives on the GPU"
         os.makedirs(build_dir, exist_ok=True)
         log = open(self.log_path, "wb")
         try:
@@ -143,10 +250,22 @@ class AnswerProcess:
                 env=kernelbench_sandbox.environment(build_dir), close_fds=True)
         finally:
             log.close()
-            for fd in (requests_read, replies_write, report_write):
-                os.close(fd)
+            for fd in (requests_read, replies_write, report_write, device_fd):
+                if fd >= 0:
+                    os.close(fd)
         self.buffer = b""
         self.sandbox = self.read_report(report_read)
+
+    def attach(self):
+        """Has the answer's process map the GPU memory, before any request names it; where it
+        cannot, every tensor goes through the host file, and the note says why."""
+        if self.shared.device is None:
+            return self.shared.note
+        reply = self.call({"op": "attach", "device": "cuda:%d" % self.device_ordinal})
+        if not reply.get("ok"):
+            self.shared.drop_device("host: the answer's process could not map the GPU memory "
+                                    "(%s)" % (text(reply, "error", 300) or "no reason given"))
+        return self.shared.note
 
     def read_report(self, fd):
         """What dice-sandbox applied: one JSON line before the program starts."""
@@ -222,6 +341,7 @@ class AnswerProcess:
         process's clock saw it. Every request is refused an answer that wrote ahead of it."""
         if self.buffer or self.fill(block=False):
             raise RepliedAhead("the answer's process replied before it was asked")
+        self.shared.ready()
         started = time.perf_counter()
         self.send(request)
         reply = self.receive()

@@ -184,6 +184,7 @@ class Evaluation:
         self.options = dict(DEFAULT_OPTIONS)
         self.options.update(request.get("options") or {})
         self.exit_after_reply = False
+        self.exchange = ""
         self.result = {
             "task": request.get("task", ""),
             "level": int(request.get("level", 1) or 1),
@@ -315,13 +316,33 @@ class Evaluation:
             timing = TimingInputs(timing_inputs, reference_model, shapes, device, flush)
             del shapes
 
+        device_bytes = 0
+        requests = []
+        if not cpu:
+            if timing is not None:
+                requests = [timing.inputs + init_inputs, timing.shapes,
+                            timing.inputs + timing.shapes]
+            elif trials:
+                # The first trial made now, for its sizes: the GPU memory shared with the
+                # answer's process is made before that process starts.
+                first_seed, make = trials[0]
+                made = [make(0, first_seed)]
+                requests = [init_inputs, made[0][0] + made[0][1]]
+
+                def make_first(index, trial_seed):
+                    return made.pop() if made and index == 0 else make(index, trial_seed)
+
+                trials[0] = (first_seed, make_first)
+            device_bytes = exchange_bytes(requests)
+        del requests
         release_cached(device)
         build_dir = answer_build_dir(self.options["build_dir"], candidate_source)
         self.progress("compile", 0.1)
         try:
             answer = kernelbench_answer_client.AnswerProcess(
                 sandbox, build_dir, os.path.dirname(os.path.abspath(__file__)),
-                sys.executable, gpu=not cpu)
+                sys.executable, gpu=not cpu, device_bytes=device_bytes,
+                device_ordinal=device.index or 0)
         except (kernelbench_answer_client.AnswerFailed, OSError) as e:
             return self.finish("not_run", "the answer's sandbox did not start: %s" % e)
         self.result["sandbox"] = answer.sandbox
@@ -368,6 +389,7 @@ class Evaluation:
     def judge(self, answer, source, build_dir, device, on_device, init_inputs, trials, timing,
               fallback):
         client = kernelbench_answer_client
+        self.exchange = answer.attach()
         shared = answer.shared
         shared.reset()
         start = {"op": "init", "device": str(device), "flush_bytes": L2_FLUSH_BYTES}
@@ -463,8 +485,11 @@ class Evaluation:
             # Unwritten outputs read as NaN (or all bits set), never as a stale right answer.
             outputs = [shared.slot(e, float("nan") if e.is_floating_point() else -1)
                        for e in expected]
-            inputs_back = [shared.slot(x) if isinstance(x, torch.Tensor) else None
-                           for x in inputs]
+            # An input in the shared GPU memory is the model's own argument, and is read back
+            # where it is; one that went through the host file comes back in a slot.
+            inputs_back = [shared.slot(x, on_device=False)
+                           if isinstance(x, torch.Tensor) and spec.get("where") != "device"
+                           else None for x, spec in zip(inputs, specs)]
             reply = answer.call({"op": "forward", "seed": trial_seed, "inputs": specs,
                                  "outputs": outputs, "inputs_back": inputs_back})
             if not reply.get("ok"):
@@ -475,8 +500,10 @@ class Evaluation:
                                    [shared.read(spec) for spec in outputs], device, atol, rtol,
                                    record)
             if problem is None:
-                for spec, original in zip(inputs_back, inputs):
-                    if spec is not None and not same_values(original, shared.read(spec),
+                for spec, back, original in zip(specs, inputs_back, inputs):
+                    seen = back if back is not None else \
+                        spec if spec.get("where") == "device" else None
+                    if seen is not None and not same_values(original, shared.read(seen),
                                                             original.device):
                         problem = "ModelNew changed its inputs"
                         self.flag("inputs_mutated", "ModelNew wrote into its input tensors")
@@ -531,6 +558,7 @@ class Evaluation:
         for spec, like in zip(outputs, timing.shapes):
             if spec["nbytes"]:
                 answer.shared.read(spec).fill_(float("nan") if like.is_floating_point() else -1)
+        answer.shared.mark_written()
         seed = timing.random.randrange(2 ** 63)
         timing.settle()
         reply, wall_ms = answer.round_trip({"op": op, "seed": seed, "patches": patches,
@@ -561,6 +589,7 @@ class Evaluation:
         for spec, like in zip(outputs, timing.shapes):
             if spec["nbytes"]:
                 shared.read(spec).fill_(float("nan") if like.is_floating_point() else -1)
+        shared.mark_written()
         return {"median_ms": statistics.median(overheads),
                 "p90_ms": statistics.quantiles(overheads, n=10)[-1], "samples_ms": overheads,
                 "workload": workload}
@@ -595,8 +624,10 @@ class Evaluation:
             "ping_median_ms": calibration["median_ms"],
             "ping_p90_ms": calibration["p90_ms"],
             "allowance_ms": allowance,
-            # The output copy is inside every ping and call: large outputs widen the allowance.
+            # The output copy is inside every ping and call: large outputs widen the allowance,
+            # the more where they cross through the host file.
             "copy_bytes": sum(spec["nbytes"] for spec in outputs),
+            "exchange": self.exchange,
             "ping_overheads_ms": calibration["samples_ms"],
             # What the pings ran: the reference, or zeros where it could not run there. Only the
             # first is what an honest call costs around its model.
@@ -800,6 +831,22 @@ def to_device(value, device):
 def clone_all(values):
     import torch
     return [v.clone() if isinstance(v, torch.Tensor) else v for v in values]
+
+
+def exchange_bytes(requests):
+    """The GPU memory that the tensors of the largest request take, laid out as the client lays
+    them out (kernelbench_answer_client.Exchange)."""
+    import torch
+    largest = 0
+    for values in requests:
+        total = 0
+        for value in values:
+            if isinstance(value, torch.Tensor) and value.numel():
+                alignment = kernelbench_answer_client.ALIGNMENT
+                total = (total + alignment - 1) // alignment * alignment
+                total += value.numel() * value.element_size()
+        largest = max(largest, total)
+    return largest
 
 
 def answer_build_dir(build_root, source):

@@ -330,7 +330,8 @@ private Q_SLOTS:
                                          {"ping_overheads_ms", {0.04, 0.06}},
                                          {"copy_bytes", 4096},
                                          {"reported_ms", {0.2, 0.21}},
-                                         {"round_trip_ms", {0.3, 0.5}}}}};
+                                         {"round_trip_ms", {0.3, 0.5}},
+                                         {"exchange", "device"}}}};
         const dice::EvaluationResult r = dice::evaluationFromJson(worker);
         QVERIFY(r.roundTripCheck.has_value());
         QCOMPARE(r.roundTripCheck->raisedCalls, 3);
@@ -341,13 +342,15 @@ private Q_SLOTS:
         QCOMPARE(j["timing_check"]["ping_workload"].get<std::string>(), std::string("reference"));
         QCOMPARE(j["timing_check"]["ping_overheads_ms"][1].get<double>(), 0.06);
         QCOMPARE(j["timing_check"]["copy_bytes"].get<double>(), 4096.0);
+        QCOMPARE(j["timing_check"]["exchange"].get<std::string>(), std::string("device"));
         QVERIFY(!dice::evaluationFromJson({{"task", "relu"}}).roundTripCheck);
         for (const nlohmann::json& bad :
              {nlohmann::json{{"task", "relu"}, {"timing_check", 7}},
               nlohmann::json{{"task", "relu"}, {"timing_check", {{"raised_calls", "many"}}}},
               nlohmann::json{{"task", "relu"}, {"timing_check", {{"reported_ms", {"x"}}}}},
               nlohmann::json{{"task", "relu"}, {"timing_check", {{"ping_workload", 3}}}},
-              nlohmann::json{{"task", "relu"}, {"timing_check", {{"ping_overheads_ms", "x"}}}}}) {
+              nlohmann::json{{"task", "relu"}, {"timing_check", {{"ping_overheads_ms", "x"}}}},
+              nlohmann::json{{"task", "relu"}, {"timing_check", {{"exchange", 1}}}}}) {
             try {
                 dice::evaluationFromJson(bad);
                 QFAIL(bad.dump().c_str());
