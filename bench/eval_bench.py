@@ -18,8 +18,9 @@ KernelBench's format in bench/kernelbench/ it measures, in one run:
 - throughput: evaluations per minute with the worker kept warm;
 - the sandbox's cost: the native evaluation in a fresh process with the worker confined and with
   DICE_EVALD_NO_SANDBOX=1, alternated; a KernelBench evaluation by `dice kernelbench eval` (its
-  answer in the sandboxed child, the trusted side timing it) against the same protocol run
-  unconfined in a fresh Python process, both with the build already made.
+  answer in the sandboxed child, the trusted side timing it) with the answer's process confined
+  and with DICE_KERNELBENCH_NO_SANDBOX=1, alternated, and KernelBench's own protocol run
+  unconfined in a fresh Python process beside them, all with the build already made.
 
 usage: eval_bench.py --dice BUILD/bin/dice --output FILE [--tasks relu softmax] [--repeats 4]
                      [--sandbox-rounds 5] [--sandbox-cost-only] [--sandbox-kernelbench-only]
@@ -264,28 +265,46 @@ def kernelbench_dice_args(task, folder, timing=True):
 
 
 def kernelbench_sandbox_cost(dice, tasks, rounds, folders):
-    """`dice kernelbench eval` (sandboxed) against the same protocol run unconfined in a fresh
-    Python process; both find their builds made (folders[t] by dice, TORCH_EXTENSIONS_DIR by the
-    compile of the KernelBench comparison)."""
+    """`dice kernelbench eval` with its answer's process in dice-sandbox against the same with
+    DICE_KERNELBENCH_NO_SANDBOX=1 (the same processes and exchange, unconfined), alternated, each
+    in a fresh process; and, beside them, KernelBench's own protocol unconfined in a fresh Python
+    process. All find their builds made (folders[t] by dice, TORCH_EXTENSIONS_DIR by the compile
+    of the KernelBench comparison)."""
+    unconfined_env = dict(os.environ, DICE_KERNELBENCH_NO_SANDBOX="1")
     out = {}
     for t in tasks:
         dice_args = kernelbench_dice_args(t, folders[t])
         plain_args = [sys.executable, os.path.abspath(__file__), "--kernelbench-once", t,
                       "--build-dir", os.environ["TORCH_EXTENSIONS_DIR"], "--dice", dice,
                       "--output", "-"]
-        sandboxed, plain, verdicts = [], [], []
-        for _ in range(rounds):
-            result, wall = run_dice(dice, dice_args)
-            sandboxed.append(wall)
-            verdicts.append(result["verdict"])
+        runs = {"sandboxed": [], "unconfined": []}
+        verdicts = {"sandboxed": [], "unconfined": []}
+        exchanges = []
+        kernelbench_protocol = []
+        for i in range(rounds):
+            order = [("sandboxed", None), ("unconfined", unconfined_env)]
+            for name, env in order if i % 2 == 0 else reversed(order):
+                result, wall = run_dice(dice, dice_args, env)
+                runs[name].append(wall)
+                verdicts[name].append(result["verdict"])
+                if name == "sandboxed":
+                    exchanges.append((result.get("timing_check") or {}).get("exchange", ""))
             start = time.perf_counter()
             subprocess.run(plain_args, capture_output=True, check=True)
-            plain.append(time.perf_counter() - start)
-        extra = statistics.median(sandboxed) - statistics.median(plain)
-        correct = all(v == "correct" for v in verdicts)
-        out[t] = {"sandboxed_process_wall_s": sandboxed, "unconfined_process_wall_s": plain,
-                  "sandboxed_verdicts": verdicts, "all_correct": correct,
-                  "median_extra_s": extra, "within_2_s": correct and extra <= 2.0}
+            kernelbench_protocol.append(time.perf_counter() - start)
+        extra = statistics.median(runs["sandboxed"]) - statistics.median(runs["unconfined"])
+        correct = all(v == "correct" for vs in verdicts.values() for v in vs)
+        out[t] = {"sandboxed_process_wall_s": runs["sandboxed"],
+                  "unconfined_process_wall_s": runs["unconfined"],
+                  "sandboxed_verdicts": verdicts["sandboxed"],
+                  "unconfined_verdicts": verdicts["unconfined"],
+                  "sandboxed_exchange": exchanges,
+                  "kernelbench_protocol_process_wall_s": kernelbench_protocol,
+                  "all_correct": correct, "median_extra_s": extra,
+                  "median_extra_against_kernelbench_protocol_s":
+                      statistics.median(runs["sandboxed"]) -
+                      statistics.median(kernelbench_protocol),
+                  "within_2_s": correct and extra <= 2.0}
     return out
 
 
@@ -481,8 +500,9 @@ def main():
                  "" if c["all_correct"] else " (not every evaluation ran: %s)"
                  % c["confined"]["messages"][0]))
     for t, c in cost.get("kernelbench", {}).items():
-        print("  %-8s sandbox: KernelBench evaluation %+.2f s against unconfined"
-              % (t, c["median_extra_s"]))
+        print("  %-8s sandbox: KernelBench evaluation %+.2f s against unconfined, %+.2f s "
+              "against KernelBench's own protocol"
+              % (t, c["median_extra_s"], c["median_extra_against_kernelbench_protocol_s"]))
     ok = all(a["within_5_percent"] for a in agreement.values())
     ok = ok and all(c["within_10_percent"] for c in cost["native"].values())
     ok = ok and all(c["within_2_s"] for c in cost.get("kernelbench", {}).values())

@@ -560,7 +560,11 @@ nlohmann::json runKernelBenchRewardBenchmark(const KernelBenchRewardBenchOptions
         evaluationSeconds += r.wallMs / 1000.0;
         ++byKind[candidates[i].kind][toString(r.verdict)];
         correct += judged[i].reward.correct ? 1 : 0;
-        if ((candidates[i].kind == "correct") != judged[i].reward.correct)
+        // Each kind is made to end in one verdict: any other, a right answer's reward or not, is
+        // kept with its message.
+        const std::string& kind = candidates[i].kind;
+        const std::string expected = kind == "wrong_values" ? "incorrect" : kind;
+        if ((kind == "correct") != judged[i].reward.correct || toString(r.verdict) != expected)
             wrong.push_back({{"answer", items[i].name},
                              {"problem", items[i].task.name},
                              {"verdict", toString(r.verdict)},

@@ -52,8 +52,9 @@ nlohmann::json resultFileHeader(const std::string& kind, const std::vector<std::
                           {"system", toJson(collectSystemInfo())}};
     // The variables that change what the command measures, where set: a rerun needs them too.
     nlohmann::json environment = nlohmann::json::object();
-    for (const char* name : {"DICE_EVALD_NO_SANDBOX", "DICE_EVALD_MEMORY_LIMIT",
-                             "DICE_SANDBOX_PARTIAL", "CUDA_VISIBLE_DEVICES"})
+    for (const char* name :
+         {"DICE_EVALD_NO_SANDBOX", "DICE_KERNELBENCH_NO_SANDBOX", "DICE_EVALD_MEMORY_LIMIT",
+          "DICE_SANDBOX_PARTIAL", "CUDA_VISIBLE_DEVICES"})
         if (const char* value = std::getenv(name))
             environment[name] = value;
     if (!environment.empty())

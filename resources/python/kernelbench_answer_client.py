@@ -22,6 +22,7 @@ import kernelbench_device_exchange
 import kernelbench_sandbox
 
 REPLY_LIMIT = 1 << 20
+UNCONFINED_VARIABLE = "DICE_KERNELBENCH_NO_SANDBOX"
 LOG_TAIL_BYTES = 64 * 1024
 ALIGNMENT = 256
 
@@ -242,9 +243,13 @@ class AnswerProcess:
         elif gpu:
             self.shared.note = "host: nothing of the evaluation lives on the GPU"
         os.makedirs(build_dir, exist_ok=True)
+        # For measuring what the confinement costs, as DICE_EVALD_NO_SANDBOX does for the native
+        # dialect: the same processes and exchange, the answer's not confined.
+        unconfined = os.environ.get(UNCONFINED_VARIABLE) == "1"
         log = open(self.log_path, "wb")
         try:
             self.process = subprocess.Popen(
+                argv if unconfined else
                 kernelbench_sandbox.command(sandbox_program, policy, argv, report_write),
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=child_fds,
                 env=kernelbench_sandbox.environment(build_dir), close_fds=True)
@@ -254,7 +259,12 @@ class AnswerProcess:
                 if fd >= 0:
                     os.close(fd)
         self.buffer = b""
-        self.sandbox = self.read_report(report_read)
+        if unconfined:
+            os.close(report_read)
+            self.sandbox = {"unconfined": "%s=1: the answer's process ran without dice-sandbox" %
+                            UNCONFINED_VARIABLE}
+        else:
+            self.sandbox = self.read_report(report_read)
 
     def attach(self):
         """Has the answer's process map the GPU memory, before any request names it; where it
