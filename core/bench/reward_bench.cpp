@@ -115,10 +115,14 @@ std::string insertInCudaSource(const std::string& answer, const std::string& lin
     return answer.substr(0, at) + "\n" + line + answer.substr(at);
 }
 
-// The answer's ModelNew replaced by a subclass whose forward is `body`.
+// The answer's ModelNew with `body` as its forward; `_honest_forward(self, *args)` is the one it
+// had. The class keeps its name: a subclass bound to the name turned the solutions'
+// `super(ModelNew, self).__init__()` into endless recursion, so that these answers failed to
+// be built instead of computing what they were made to.
 std::string overrideForward(const std::string& answer, const std::string& body) {
-    return answer + "\n\n_HonestModelNew = ModelNew\n\n\nclass ModelNew(_HonestModelNew):\n" +
-           "    def forward(self, *args):\n        " + body + "\n";
+    return answer +
+           "\n\n_honest_forward = ModelNew.forward\n\n\ndef _answer_forward(self, *args):\n" +
+           "    " + body + "\n\n\nModelNew.forward = _answer_forward\n";
 }
 
 // Numbers drawn from a seed: the same seed makes the same candidates in the same order.
@@ -479,7 +483,7 @@ std::vector<RewardBenchCandidate> makeKernelBenchRewardCandidates(const std::str
         if (answer.empty())
             throw Error("the KernelBench solution " + s.name + " has no CUDA source");
         if (kind == "wrong_values")
-            answer = overrideForward(answer, "return super().forward(*args) * 1.01 + 0.01");
+            answer = overrideForward(answer, "return _honest_forward(self, *args) * 1.01 + 0.01");
         else if (kind == "runtime_error")
             answer =
                 overrideForward(answer, "raise RuntimeError(\"this answer fails on purpose\")");

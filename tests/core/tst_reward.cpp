@@ -747,7 +747,7 @@ private slots:
             QVERIFY(a.item.source.find("load_inline") != std::string::npos);
             QCOMPARE(a.item.source.find("int broken = ;") != std::string::npos,
                      a.kind == "compile_error");
-            QCOMPARE(a.item.source.find("class ModelNew(_HonestModelNew)") != std::string::npos,
+            QCOMPARE(a.item.source.find("ModelNew.forward = _answer_forward") != std::string::npos,
                      a.kind == "wrong_values" || a.kind == "runtime_error");
         }
         QCOMPARE(sources.size(), answers.size());
@@ -758,6 +758,80 @@ private slots:
         QCOMPARE(kinds["runtime_error"], 4);
         QVERIFY_EXCEPTION_THROWN(
             makeKernelBenchRewardCandidates(problems.path().toStdString(), solutions, 8, 1), Error);
+    }
+
+    // Each kind of answer runs as that kind: with the extension's functions stood in for (no
+    // GPU here), the right answer computes what the solution does, the wrong one that times 1.01
+    // plus 0.01, and the failing one raises. An override bound to the class's name once made
+    // the solutions' `super(ModelNew, self)` recurse without end: the wrong answers never ran.
+    void kernelBenchBenchmarkAnswersRunAsTheirKind() {
+#ifndef DICE_TORCH_PYTHON
+        QSKIP("no python3 with PyTorch was found when this test was configured");
+#else
+        const QTemporaryDir problems;
+        const std::string solutions = DICE_SOURCE_DIR "/bench/kernelbench_solutions";
+        for (const char* level : {"level1", "level2", "level3"}) {
+            QDir(problems.path()).mkpath(level);
+            for (const auto& entry : std::filesystem::directory_iterator(solutions + "/" + level))
+                if (entry.path().extension() == ".py")
+                    writeFileAtomically(problems.path().toStdString() + "/" + level + "/" +
+                                            entry.path().filename().string(),
+                                        "# problem\n");
+        }
+        const char* script = R"(
+import sys
+import torch
+import torch.utils.cpp_extension as extension
+
+
+class Stand_in:
+    def __getattr__(self, name):
+        return lambda x, *rest, **options: x * 2 + 1
+
+
+extension.load_inline = lambda *arguments, **options: Stand_in()
+
+
+def load(path):
+    scope = {"__name__": "answer"}
+    with open(path) as f:
+        exec(compile(f.read(), path, "exec"), scope)
+    return scope["ModelNew"]()
+
+
+x = torch.randn(4, 8)
+honest = load(sys.argv[1])(x)
+try:
+    got = load(sys.argv[2])(x)
+except RuntimeError as e:
+    print("raised" if "fails on purpose" in str(e) else "other error: %s" % e)
+    sys.exit(0)
+print("same" if torch.equal(got, honest) else
+      "shifted" if torch.allclose(got, honest * 1.01 + 0.01) else "other values")
+)";
+        const std::string honestPath = solutions + "/level1/19_ReLU.py";
+        const std::map<std::string, std::string> expected = {
+            {"correct", "same"}, {"wrong_values", "shifted"}, {"runtime_error", "raised"}};
+        std::set<std::string> seen;
+        for (const auto& a :
+             makeKernelBenchRewardCandidates(solutions, problems.path().toStdString(), 144, 5)) {
+            if (a.item.task.name != "19_ReLU" || !expected.count(a.kind) || seen.count(a.kind))
+                continue;
+            seen.insert(a.kind);
+            const QTemporaryDir folder;
+            const std::string answerPath = folder.path().toStdString() + "/answer.py";
+            writeFileAtomically(answerPath, a.item.source);
+            QProcess python;
+            python.start(DICE_TORCH_PYTHON, {"-c", script, QString::fromStdString(honestPath),
+                                             QString::fromStdString(answerPath)});
+            QVERIFY(python.waitForFinished(120000));
+            const std::string output = python.readAllStandardOutput().trimmed().toStdString();
+            QVERIFY2(output == expected.at(a.kind),
+                     (a.kind + ": " + output + " " + python.readAllStandardError().toStdString())
+                         .c_str());
+        }
+        QCOMPARE(seen.size(), expected.size());
+#endif
     }
 
     void benchmarkCandidatesAreWhatTheySay() {
