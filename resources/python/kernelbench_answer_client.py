@@ -129,6 +129,10 @@ class Exchange:
         self.host.reset()
         self.cursor = 0
 
+    def holds(self, tensor):
+        """Whether the tensor lives where the shared GPU memory does."""
+        return self.device is not None and tensor.device == self.device.bytes.device
+
     def reserve_device(self, nbytes):
         if self.device is None:
             return None
@@ -141,7 +145,7 @@ class Exchange:
     def put(self, tensor, on_device=True):
         tensor = tensor.detach()
         nbytes = tensor.numel() * tensor.element_size()
-        offset = self.reserve_device(nbytes) if on_device and tensor.is_cuda else None
+        offset = self.reserve_device(nbytes) if on_device and self.holds(tensor) else None
         if offset is None:
             return self.host.put(tensor, on_device)
         spec = {"kind": "tensor", "dtype": dtype_name(tensor.dtype), "shape": list(tensor.shape),
@@ -178,7 +182,7 @@ class Exchange:
     def ready(self):
         """Waits for this side's writes to the GPU memory before a request lets the answer's
         process read or overwrite it."""
-        if self.pending and self.device is not None:
+        if self.pending and self.device is not None and self.device.bytes.is_cuda:
             import torch
             torch.cuda.synchronize(self.device.bytes.device)
         self.pending = False

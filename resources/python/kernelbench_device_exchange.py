@@ -190,7 +190,7 @@ class DeviceExchange:
 
     def close(self, synchronize=True):
         """Unmaps and releases; every view must be gone, and the device idle, first."""
-        if synchronize and self.bytes is not None:
+        if synchronize and self.bytes is not None and self.bytes.is_cuda:
             import torch
             torch.cuda.synchronize(self.bytes.device)
         self.bytes = None
