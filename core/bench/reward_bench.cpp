@@ -558,10 +558,14 @@ nlohmann::json runKernelBenchRewardBenchmark(const KernelBenchRewardBenchOptions
     double evaluationSeconds = 0;
     int correct = 0;
     std::map<std::string, std::map<std::string, int>> byKind;
+    // Where the evaluations' time went, summed over the answers, by the worker's stages.
+    std::map<std::string, double> stageSeconds;
     nlohmann::json wrong = nlohmann::json::array();
     for (std::size_t i = 0; i < judged.size(); ++i) {
         const EvaluationResult& r = judged[i].evaluation;
         evaluationSeconds += r.wallMs / 1000.0;
+        for (const auto& [stage, ms] : r.stagesMs)
+            stageSeconds[stage] += ms / 1000.0;
         ++byKind[candidates[i].kind][toString(r.verdict)];
         correct += judged[i].reward.correct ? 1 : 0;
         // Each kind is made to end in one verdict: any other, a right answer's reward or not, is
@@ -585,6 +589,7 @@ nlohmann::json runKernelBenchRewardBenchmark(const KernelBenchRewardBenchOptions
         {"build_phase_seconds", buildSeconds},
         {"first_verdict_seconds", firstVerdictSeconds},
         {"evaluation_seconds", evaluationSeconds},
+        {"evaluation_stage_seconds", stageSeconds},
         {"evaluation_seconds_per_answer",
          evaluationSeconds / std::max<std::size_t>(1, judged.size())},
         {"answers_per_minute", 60.0 * static_cast<double>(judged.size()) / std::max(wall, 1e-9)},

@@ -177,6 +177,8 @@ nlohmann::json toJson(const EvaluationResult& r) {
     j["gpu_ms"] = r.gpuMs;
     if (r.outOfMemory)
         j["out_of_memory"] = true;
+    if (!r.stagesMs.empty())
+        j["stages_ms"] = r.stagesMs;
     return j;
 }
 
@@ -274,6 +276,16 @@ EvaluationResult evaluationFromJson(const nlohmann::json& j) {
         r.wallMs = j.value("wall_ms", 0.0);
         r.gpuMs = j.value("gpu_ms", 0.0);
         r.outOfMemory = j.value("out_of_memory", false);
+        if (j.contains("stages_ms")) {
+            const auto& stages = j["stages_ms"];
+            if (!stages.is_object())
+                throw Error("stages_ms is not a JSON object");
+            for (const auto& [stage, ms] : stages.items()) {
+                if (!ms.is_number())
+                    throw Error("stages_ms: the time of \"" + stage + "\" is not a number");
+                r.stagesMs[stage] = ms.get<double>();
+            }
+        }
     } catch (const nlohmann::json::exception& e) {
         throw Error(std::string("malformed evaluation result: ") + e.what());
     }

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -131,6 +132,9 @@ struct EvaluationResult {
     // allocation): the verdict may say more about the memory other work held than about the
     // candidate, so a caller sharing the GPU judges it again with the GPU to itself.
     bool outOfMemory = false;
+    // Where a KernelBench-dialect evaluation's time went, by stage ("reference", "answer_start",
+    // "load", "correctness", ...): only the stages it reached.
+    std::map<std::string, double> stagesMs;
 
     bool hasFlag(const std::string& code) const;
     // Correct in the paper's sense (compiled and correct). In strict mode a fallback never counts.

@@ -204,7 +204,16 @@ class Evaluation:
             "device": "",
             "worker_state": "ok",
             "wall_ms": 0.0,
+            # Where the evaluation's time went, stage by stage, for the stages it reached.
+            "stages_ms": {},
         }
+        self.last_lap = time.perf_counter()
+
+    def lap(self, stage):
+        """Records the time since the last lap as the stage's."""
+        now = time.perf_counter()
+        self.result["stages_ms"][stage] = (now - self.last_lap) * 1000.0
+        self.last_lap = now
 
     def progress(self, stage, fraction, message=""):
         self.send(make_message(self.request["id"], "progress", stage=stage,
@@ -223,6 +232,7 @@ class Evaluation:
 
     def run(self):
         started = time.perf_counter()
+        self.last_lap = started
         try:
             return self.evaluate()
         finally:
@@ -251,10 +261,12 @@ class Evaluation:
             return self.finish("invalid_candidate",
                                "not run: " + "; ".join(f.message for f in errors[:3]))
         fallback = [f for f in findings if f.severity == kernelbench_static.FALLBACK]
+        self.lap("static_check")
 
         cpu = self.options.get("device_type") == "cpu"
         if not cpu:
             info = probe()
+            self.lap("probe")
             if info["problems"]:
                 return self.finish("not_run", "the KernelBench dialect cannot run here: " +
                                    "; ".join(info["problems"]))
@@ -336,6 +348,7 @@ class Evaluation:
             device_bytes = exchange_bytes(requests)
         del requests
         release_cached(device)
+        self.lap("reference")
         build_dir = answer_build_dir(self.options["build_dir"], candidate_source)
         self.progress("compile", 0.1)
         try:
@@ -357,6 +370,7 @@ class Evaluation:
             return self.finish("runtime_error", str(e))
         finally:
             answer.close()
+            self.lap("answer_end")
 
     def reference_trials(self, reference, reference_model, device, on_device):
         """The correctness trials: each one's seed, and a function that makes its inputs and the
@@ -402,15 +416,20 @@ class Evaluation:
             start.update(reference=self.request["reference"], seed=int(self.options["seed"]),
                          init_inputs=client.encode_arguments(shared, init_inputs, True))
         reply = answer.call(start)
+        self.lap("answer_start")
         if not reply.get("ok"):
             return self.answer_failure("the answer's harness did not start", reply)
-        calibration = self.calibrate(answer, timing) if timing is not None else None
+        calibration = None
+        if timing is not None:
+            calibration = self.calibrate(answer, timing)
+            self.lap("calibration")
         shared.reset()
         reply = answer.call({
             "op": "load", "source": source, "build_dir": build_dir,
             "seed": int(self.options["seed"]),
             "init_inputs": client.encode_arguments(shared, init_inputs, True)})
         self.result["compile_ms"] = client.number(reply, "compile_ms")
+        self.lap("load")
         if not reply.get("ok"):
             stage = client.text(reply, "stage")
             error = client.text(reply, "error") or "it failed"
@@ -435,6 +454,7 @@ class Evaluation:
 
         self.progress("correctness", 0.35)
         correct = self.check_correctness(answer, device, on_device, trials)
+        self.lap("correctness")
         if correct is None:
             return self.result
         if not correct:
@@ -442,7 +462,9 @@ class Evaluation:
 
         if timing is not None:
             self.progress("timing", 0.6)
-            if self.time_candidate(answer, timing, calibration, device) is None:
+            timed = self.time_candidate(answer, timing, calibration, device)
+            self.lap("timing")
+            if timed is None:
                 return self.result
             if any(f["code"] == "timing_misreported" for f in self.result["flags"]):
                 return self.finish("invalid_candidate",

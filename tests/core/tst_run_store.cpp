@@ -331,7 +331,8 @@ private Q_SLOTS:
                                          {"copy_bytes", 4096},
                                          {"reported_ms", {0.2, 0.21}},
                                          {"round_trip_ms", {0.3, 0.5}},
-                                         {"exchange", "device"}}}};
+                                         {"exchange", "device"}}},
+                                       {"stages_ms", {{"reference", 812.5}, {"load", 40.0}}}};
         const dice::EvaluationResult r = dice::evaluationFromJson(worker);
         QVERIFY(r.roundTripCheck.has_value());
         QCOMPARE(r.roundTripCheck->raisedCalls, 3);
@@ -343,6 +344,9 @@ private Q_SLOTS:
         QCOMPARE(j["timing_check"]["ping_overheads_ms"][1].get<double>(), 0.06);
         QCOMPARE(j["timing_check"]["copy_bytes"].get<double>(), 4096.0);
         QCOMPARE(j["timing_check"]["exchange"].get<std::string>(), std::string("device"));
+        QCOMPARE(r.stagesMs.at("reference"), 812.5);
+        QCOMPARE(j["stages_ms"]["load"].get<double>(), 40.0);
+        QVERIFY(!dice::toJson(dice::evaluationFromJson({{"task", "relu"}})).contains("stages_ms"));
         QVERIFY(!dice::evaluationFromJson({{"task", "relu"}}).roundTripCheck);
         for (const nlohmann::json& bad :
              {nlohmann::json{{"task", "relu"}, {"timing_check", 7}},
@@ -350,12 +354,15 @@ private Q_SLOTS:
               nlohmann::json{{"task", "relu"}, {"timing_check", {{"reported_ms", {"x"}}}}},
               nlohmann::json{{"task", "relu"}, {"timing_check", {{"ping_workload", 3}}}},
               nlohmann::json{{"task", "relu"}, {"timing_check", {{"ping_overheads_ms", "x"}}}},
-              nlohmann::json{{"task", "relu"}, {"timing_check", {{"exchange", 1}}}}}) {
+              nlohmann::json{{"task", "relu"}, {"timing_check", {{"exchange", 1}}}},
+              nlohmann::json{{"task", "relu"}, {"stages_ms", {1, 2}}},
+              nlohmann::json{{"task", "relu"}, {"stages_ms", {{"load", "slow"}}}}}) {
             try {
                 dice::evaluationFromJson(bad);
                 QFAIL(bad.dump().c_str());
             } catch (const dice::Error& e) {
                 QVERIFY2(std::string(e.what()).find("timing_check") != std::string::npos ||
+                             std::string(e.what()).find("stages_ms") != std::string::npos ||
                              std::string(e.what()).find("malformed") != std::string::npos,
                          e.what());
             }

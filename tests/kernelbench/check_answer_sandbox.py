@@ -165,6 +165,18 @@ def timing_control_problems(name, evaluation):
     if calls == 0 or check.get("raised_calls", calls) * 2 > calls:
         problems.append("%s: %s of %d honest calls were raised to their round trip" %
                         (name, check.get("raised_calls"), calls))
+    # Every stage of a whole evaluation is accounted for, and together they are its time.
+    stages = evaluation.get("stages_ms") or {}
+    expected = ["static_check", "reference", "answer_start", "calibration", "load",
+                "correctness", "timing", "answer_end"]
+    if sorted(stages) != sorted(expected) or any(v < 0 for v in stages.values()):
+        problems.append("%s: stages %s, expected %s" % (name, stages, expected))
+    elif not 0.9 * evaluation["wall_ms"] <= sum(stages.values()) <= evaluation["wall_ms"]:
+        problems.append("%s: the stages add up to %.1f ms of the evaluation's %.1f ms" %
+                        (name, sum(stages.values()), evaluation["wall_ms"]))
+    if not str(check.get("exchange", "")).startswith("host"):
+        problems.append("%s: on the CPU the tensors crossed through %r" %
+                        (name, check.get("exchange")))
     return problems
 
 
