@@ -250,25 +250,35 @@ class AnswerProcess:
         # For measuring what the confinement costs, as DICE_EVALD_NO_SANDBOX does for the native
         # dialect: the same processes and exchange, the answer's not confined.
         unconfined = os.environ.get(UNCONFINED_VARIABLE) == "1"
-        log = open(self.log_path, "wb")
+        self.buffer = b""
         try:
-            self.process = subprocess.Popen(
-                argv if unconfined else
-                kernelbench_sandbox.command(sandbox_program, policy, argv, report_write),
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=child_fds,
-                env=kernelbench_sandbox.environment(build_dir), close_fds=True)
-        finally:
-            log.close()
-            for fd in (requests_read, replies_write, report_write, device_fd):
+            log = open(self.log_path, "wb")
+            try:
+                self.process = subprocess.Popen(
+                    argv if unconfined else
+                    kernelbench_sandbox.command(sandbox_program, policy, argv, report_write),
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, pass_fds=child_fds,
+                    env=kernelbench_sandbox.environment(build_dir), close_fds=True)
+            finally:
+                log.close()
+                for fd in (requests_read, replies_write, report_write, device_fd):
+                    if fd >= 0:
+                        os.close(fd)
+            report, report_read = report_read, -1
+            if unconfined:
+                os.close(report)
+                self.sandbox = {"unconfined": "%s=1: the answer's process ran without "
+                                "dice-sandbox" % UNCONFINED_VARIABLE}
+            else:
+                self.sandbox = self.read_report(report)
+        except BaseException:
+            # An answer that never started holds nothing of the worker's: the shared memory
+            # (GPU memory that would stay allocated for the worker's life) goes now.
+            for fd in (self.requests, self.replies, report_read):
                 if fd >= 0:
                     os.close(fd)
-        self.buffer = b""
-        if unconfined:
-            os.close(report_read)
-            self.sandbox = {"unconfined": "%s=1: the answer's process ran without dice-sandbox" %
-                            UNCONFINED_VARIABLE}
-        else:
-            self.sandbox = self.read_report(report_read)
+            self.shared.close()
+            raise
 
     def attach(self):
         """Has the answer's process map the GPU memory, before any request names it; where it

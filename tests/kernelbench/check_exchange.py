@@ -5,13 +5,16 @@ the answer's process and the host file, and how the answer's side reads them (on
 
 The shared GPU memory is stood in for by a byte tensor on the CPU behind the real view code, so
 that the routing (what fits goes to it, the rest to the host file), the alignment, the bounds
-and the sizing are checked where no GPU is.
+and the sizing are checked where no GPU is; and that an answer process that does not start
+leaves nothing open.
 
   check_exchange.py SCRIPTS_DIR
 """
 
 import os
+import shutil
 import sys
+import tempfile
 
 import torch
 
@@ -94,6 +97,22 @@ def main(argv):
     shared.device = None
     shared.host.close()
     os.close(replies_read)
+
+    # An answer whose sandbox does not start keeps nothing open in the worker: not its pipes,
+    # not the shared memory (on a GPU, memory that would stay allocated for the worker's life).
+    build = tempfile.mkdtemp(prefix="dice-exchange-check-")
+    try:
+        before = sorted(os.listdir("/proc/self/fd"))
+        try:
+            client.AnswerProcess("/bin/false", build, argv[1], sys.executable, gpu=False)
+            failures.append("an answer process whose sandbox exits at once is refused")
+        except client.AnswerFailed:
+            pass
+        after = sorted(os.listdir("/proc/self/fd"))
+        expect(after == before, "descriptors left open by an answer that did not start: %s" %
+               sorted(set(after) - set(before)))
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
     for f in failures:
         print("FAIL:", f)
     print("%d failure(s)" % len(failures))
