@@ -40,6 +40,33 @@ def dtype_name(dtype):
     return str(dtype).replace("torch.", "")
 
 
+def aligned(offset):
+    """Where the next tensor may start at or after offset."""
+    return (offset + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+
+
+def tensor_spec(like, offset, **more):
+    """The spec of a tensor shaped like `like` at offset, as a request names it."""
+    spec = {"kind": "tensor", "dtype": dtype_name(like.dtype), "shape": list(like.shape),
+            "offset": offset, "nbytes": like.numel() * like.element_size()}
+    spec.update(more)
+    return spec
+
+
+def exchange_bytes(requests):
+    """The memory that the tensors of the largest request take, laid out as reserve lays them
+    out: what the GPU memory shared with the answer's process is sized for."""
+    import torch
+    largest = 0
+    for values in requests:
+        total = 0
+        for value in values:
+            if isinstance(value, torch.Tensor) and value.numel():
+                total = aligned(total) + value.numel() * value.element_size()
+        largest = max(largest, total)
+    return largest
+
+
 class SharedFile:
     """A memory file both processes map; the worker lays out each request's tensors in it."""
 
@@ -57,7 +84,7 @@ class SharedFile:
         self.cursor = 0
 
     def reserve(self, nbytes):
-        offset = (self.cursor + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+        offset = aligned(self.cursor)
         self.cursor = offset + nbytes
         if self.cursor > self.size:
             # From the file's real size: the answer may have grown it, and the seal refuses any
@@ -81,16 +108,12 @@ class SharedFile:
         nbytes = tensor.numel() * tensor.element_size()
         offset = self.reserve(nbytes)
         self.view(offset, nbytes, tensor.dtype, list(tensor.shape)).copy_(tensor)
-        return {"kind": "tensor", "dtype": dtype_name(tensor.dtype), "shape": list(tensor.shape),
-                "offset": offset, "nbytes": nbytes, "on_device": on_device}
+        return tensor_spec(tensor, offset, on_device=on_device)
 
     def slot(self, like, fill=None):
         """Room for a tensor shaped like `like`, filled with `fill` (NaN poison, say)."""
-        nbytes = like.numel() * like.element_size()
-        offset = self.reserve(nbytes)
-        spec = {"kind": "tensor", "dtype": dtype_name(like.dtype), "shape": list(like.shape),
-                "offset": offset, "nbytes": nbytes}
-        if fill is not None and nbytes:
+        spec = tensor_spec(like, self.reserve(like.numel() * like.element_size()))
+        if fill is not None and spec["nbytes"]:
             self.read(spec).fill_(fill)
         return spec
 
@@ -136,7 +159,7 @@ class Exchange:
     def reserve_device(self, nbytes):
         if self.device is None:
             return None
-        offset = (self.cursor + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+        offset = aligned(self.cursor)
         if offset + nbytes > self.device.size:
             return None
         self.cursor = offset + nbytes
@@ -148,8 +171,7 @@ class Exchange:
         offset = self.reserve_device(nbytes) if on_device and self.holds(tensor) else None
         if offset is None:
             return self.host.put(tensor, on_device)
-        spec = {"kind": "tensor", "dtype": dtype_name(tensor.dtype), "shape": list(tensor.shape),
-                "offset": offset, "nbytes": nbytes, "on_device": True, "where": "device"}
+        spec = tensor_spec(tensor, offset, on_device=True, where="device")
         self.read(spec).copy_(tensor)
         self.pending = True
         return spec
@@ -161,8 +183,7 @@ class Exchange:
         offset = self.reserve_device(nbytes) if on_device else None
         if offset is None:
             return self.host.slot(like, fill)
-        spec = {"kind": "tensor", "dtype": dtype_name(like.dtype), "shape": list(like.shape),
-                "offset": offset, "nbytes": nbytes, "where": "device"}
+        spec = tensor_spec(like, offset, where="device")
         if fill is not None and nbytes:
             self.read(spec).fill_(fill)
             self.pending = True

@@ -345,7 +345,7 @@ class Evaluation:
                     return made.pop() if made and index == 0 else make(index, trial_seed)
 
                 trials[0] = (first_seed, make_first)
-            device_bytes = exchange_bytes(requests)
+            device_bytes = kernelbench_answer_client.exchange_bytes(requests)
         del requests
         release_cached(device)
         self.lap("reference")
@@ -853,22 +853,6 @@ def to_device(value, device):
 def clone_all(values):
     import torch
     return [v.clone() if isinstance(v, torch.Tensor) else v for v in values]
-
-
-def exchange_bytes(requests):
-    """The GPU memory that the tensors of the largest request take, laid out as the client lays
-    them out (kernelbench_answer_client.Exchange)."""
-    import torch
-    largest = 0
-    for values in requests:
-        total = 0
-        for value in values:
-            if isinstance(value, torch.Tensor) and value.numel():
-                alignment = kernelbench_answer_client.ALIGNMENT
-                total = (total + alignment - 1) // alignment * alignment
-                total += value.numel() * value.element_size()
-        largest = max(largest, total)
-    return largest
 
 
 def answer_build_dir(build_root, source):
