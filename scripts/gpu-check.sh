@@ -88,10 +88,11 @@ for step in "${steps[@]}"; do
         ;;
     bench-eval)
         # BENCH_EVAL_ARGS adds options (--sandbox-cost-only, --sandbox-rounds N) when a call's
-        # time is short; the file is written after each part.
+        # time is short; the file is written after each part. BENCH_EVAL_PART names a partial
+        # run's file so that it does not replace the full run's.
         # shellcheck disable=SC2086
         "$python" "$here/bench/eval_bench.py" --dice "$dice" ${BENCH_EVAL_ARGS:-} \
-            --output "bench-eval-$device.json" || status=1
+            --output "bench-eval${BENCH_EVAL_PART:+-$BENCH_EVAL_PART}-$device.json" || status=1
         ;;
     kernelbench-import | kernelbench-agreement | bench-reward-kernelbench)
         # KernelBench's problems: ../shared/data/kernelbench beside the checkout, shared/ inside
