@@ -68,11 +68,12 @@ def main():
         for r in rows:
             # An infilling question is judged by splicing its one hole: questions asked with
             # later holes still open (the Infill area's order) are left out here.
-            one_hole = a.kind != "infill" or r["prompt"].split("Skeleton:\n", 1)[1].count(
+            if r["split"] != a.split or r["kind"] != a.kind:
+                continue
+            one_hole = a.kind != "infill" or r["prompt"].split("Skeleton:\n", 1)[-1].count(
                 "{{hole") == 1
             style = r.get("style", "native")
-            if r["split"] == a.split and r["kind"] == a.kind and one_hole and style == a.style and (
-                    kept is None or r["task"] in kept):
+            if one_hole and style == a.style and (kept is None or r["task"] in kept):
                 families.setdefault(r["family"], []).append(r)
         rank = 0
         while len(chosen) < a.limit and any(len(v) > rank for v in families.values()):

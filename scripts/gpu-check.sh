@@ -54,6 +54,15 @@ export DICE_QWEN3_FIXTURE="$here/tests/fixtures/qwen3-tiny"
 # files, not folders of this machine.
 cd "$out"
 status=0
+
+# KernelBench's problems: $KERNELBENCH_DIR, else ../shared/data/kernelbench beside the checkout,
+# else shared/ inside it.
+kernelbench_dir() {
+    local kb="${KERNELBENCH_DIR:-$here/../shared/data/kernelbench}"
+    [[ -d "$kb" ]] || kb="$here/shared/data/kernelbench"
+    echo "$kb"
+}
+
 for step in "${steps[@]}"; do
     case "$step" in
     selftest)
@@ -95,10 +104,8 @@ for step in "${steps[@]}"; do
             --output "bench-eval${BENCH_EVAL_PART:+-$BENCH_EVAL_PART}-$device.json" || status=1
         ;;
     kernelbench-import | kernelbench-agreement | bench-reward-kernelbench)
-        # KernelBench's problems: ../shared/data/kernelbench beside the checkout, shared/ inside
-        # it, or $KERNELBENCH_DIR. Result files record relative paths only.
-        kb="${KERNELBENCH_DIR:-$here/../shared/data/kernelbench}"
-        [[ -d "$kb" ]] || kb="$here/shared/data/kernelbench"
+        # Result files record relative paths only.
+        kb="$(kernelbench_dir)"
         if [[ ! -d "$kb/level1" ]]; then
             echo "gpu-check: $step needs the KernelBench problems (set KERNELBENCH_DIR)" >&2
             status=1
@@ -272,11 +279,13 @@ PY
         mkdir -p "$work"
         ln -sfn "$here/resources/models/dice-nano" "$work/dice-nano"
         ln -sfn "$here/bench/nano_eval.py" "$work/nano_eval.py"
+        # The subshell's status is tested, so errexit does not hold in it: each command that
+        # must not fail says so.
         (
-            cd "$work"
+            cd "$work" || exit 1
             if [[ ! -f corpus/corpus.jsonl ]]; then
                 "$dice" data synth --output corpus --seed 1 --variants 24 --kernelbench-style \
-                    --python "$python"
+                    --python "$python" || exit 1
             fi
             case "$step" in
             nano-curate)
@@ -292,7 +301,8 @@ PY
                     report="nano-curation-rethreshold-$device.json"
                 fi
                 "$dice" data curate --corpus corpus --output curated \
-                    --threshold "${NANO_THRESHOLD:-0.9}" --devices 0 "${from[@]}" --report "$report"
+                    --threshold "${NANO_THRESHOLD:-0.9}" --devices 0 "${from[@]}" \
+                    --report "$report" || exit 1
                 cp "$report" "$out/"
                 cp "$report" curation.json
                 ;;
@@ -300,7 +310,8 @@ PY
                 rm -rf run
                 "$dice" train sft --corpus curated/corpus.jsonl --tokenizer dice-nano/tokenizer.json \
                     --output run --size nano --steps 3000 --batch 32 --max-length 1024 --block 4 \
-                    --lr 1e-3 --warmup 150 --eval-every 250 --save-every 2000 --device cuda
+                    --lr 1e-3 --warmup 150 --eval-every 250 --save-every 2000 --device cuda ||
+                    exit 1
                 cp run/metrics.jsonl "$out/dice-nano-train-metrics-$device.jsonl"
                 mkdir -p "$out/model"
                 cp run/model/* "$out/model/"
@@ -316,25 +327,28 @@ PY
                 fi
                 model="${NANO_MODEL:-dice-nano}"
                 rm -rf eval-* kernelbench-level1
+                # One evaluation that fails does not stop the others; the step fails.
+                failed=0
                 "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
                     --curation curation.json --split heldout_variant --limit 24 --work eval-variant \
-                    --output "nano-eval-heldout-variant-$device.json"
+                    --output "nano-eval-heldout-variant-$device.json" || failed=1
                 "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
                     --split heldout_family --limit 10 --work eval-family \
-                    --output "nano-eval-heldout-family-$device.json"
+                    --output "nano-eval-heldout-family-$device.json" || failed=1
                 "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
                     --curation curation.json --split heldout_variant --kind infill --limit 24 \
                     --max-tokens 512 --work eval-infill \
-                    --output "nano-eval-infill-heldout-variant-$device.json"
+                    --output "nano-eval-infill-heldout-variant-$device.json" || failed=1
                 # The same held-out variants asked as imported KernelBench problems, where the
                 # corpus has them (dice data synth --kernelbench-style).
                 if grep -q '"style":"kernelbench"' corpus/corpus.jsonl; then
                     "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
                         --split heldout_variant --style kernelbench --limit 24 \
                         --work eval-variant-kernelbench \
-                        --output "nano-eval-kernelbench-style-heldout-variant-$device.json"
+                        --output "nano-eval-kernelbench-style-heldout-variant-$device.json" ||
+                        failed=1
                 fi
-                kb="${KERNELBENCH_DIR:-$here/../shared/data/kernelbench}"
+                kb="$(kernelbench_dir)"
                 if [[ -d "$kb/level1" ]]; then
                     mkdir -p kernelbench-covered
                     grep -v '^#' "$here/bench/nano_kernelbench_level1.txt" |
@@ -342,12 +356,13 @@ PY
                             ln -sfn "$(cd "$kb/level1" && pwd)/$problem" "kernelbench-covered/$problem"
                         done
                     "$dice" import kernelbench kernelbench-covered --level 1 --python "$python" \
-                        --output kernelbench-level1
+                        --output kernelbench-level1 || failed=1
                     "$python" nano_eval.py --dice "$dice" --model "$model" \
                         --tasks kernelbench-level1 --limit 100 --work eval-kernelbench \
-                        --output "nano-eval-kernelbench-level1-$device.json"
+                        --output "nano-eval-kernelbench-level1-$device.json" || failed=1
                 fi
                 cp nano-eval-*.json "$out/"
+                exit "$failed"
                 ;;
             esac
         ) || status=1
