@@ -6,8 +6,25 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 
 namespace dice::native {
+namespace {
+
+std::mutex g_loadedMutex;
+std::set<std::string> g_loaded;
+
+void rememberLoaded(const std::string& symbol) {
+    std::lock_guard<std::mutex> lock(g_loadedMutex);
+    g_loaded.insert(symbol);
+}
+
+} // namespace
+
+bool loadedByThisProcess(const std::string& symbol) {
+    std::lock_guard<std::mutex> lock(g_loadedMutex);
+    return g_loaded.count(symbol) > 0;
+}
 
 const std::vector<KernelParam>& RecordingLauncher::parameters(const std::string& kernel) {
     auto found = m_kernels.find(kernel);
@@ -37,6 +54,7 @@ GpuLauncher::GpuLauncher(const CompileResult& compiled,
         api.cuFuncGetAttribute(&k.maxThreads, cu::kFuncMaxThreadsPerBlock, k.function);
         api.cuFuncGetAttribute(&k.staticShared, cu::kFuncSharedSizeBytes, k.function);
         symbols.insert(k.symbol);
+        rememberLoaded(k.symbol);
         m_kernels.emplace(name, std::move(k));
     }
 }
@@ -89,6 +107,8 @@ void GpuLauncher::launch(const LaunchCall& call) {
         fail("cuLaunchKernel failed: " + cu::Driver::instance().describe(rc));
     }
     ++launches;
+    shapes.insert(
+        {call.grid[0], call.grid[1], call.grid[2], call.block[0], call.block[1], call.block[2]});
 }
 
 GpuLauncher::Loaded& GpuLauncher::find(const std::string& kernel) {

@@ -7,6 +7,7 @@
 #include "core/eval/candidate.h"
 #include "core/eval/host_program.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <set>
@@ -31,6 +32,15 @@ private:
     const std::map<std::string, ResolvedKernel>& m_kernels;
 };
 
+// A launch's grid and block dimensions, as CUPTI's kernel records give them.
+using LaunchShape = std::array<long long, 6>;
+
+// Whether a GpuLauncher of this process loaded a kernel of this symbol before. CUPTI can report a
+// kernel under the name of a kernel of a module unloaded earlier (it names kernels by function
+// handle, and a module loaded later can get the same handles): curating a corpus flagged 57 of
+// 285 timed, correct solutions as running a kernel of a task judged before them in that worker.
+bool loadedByThisProcess(const std::string& symbol);
+
 // The candidate's kernels, loaded from one module instance (so a fresh launcher starts with fresh
 // __device__ globals). Checks every launch against the kernel's and the device's limits before
 // it reaches the driver.
@@ -48,6 +58,7 @@ public:
     // for, or the driver found too few resources for it.
     bool registerLimited = false;
     std::set<std::string> symbols; // names CUPTI will report for the candidate's kernels
+    std::set<LaunchShape> shapes;  // the grid and block of every launch it made
 
 private:
     struct Loaded {

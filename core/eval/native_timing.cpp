@@ -76,6 +76,29 @@ std::vector<double> kernelSpansMs(const std::vector<std::vector<KernelRecord>>& 
     return spans;
 }
 
+std::set<std::string> foreignKernels(const std::vector<std::vector<KernelRecord>>& calls,
+                                     const std::set<std::string>& own,
+                                     const std::set<std::array<long long, 6>>& ownShapes,
+                                     const std::function<bool(const std::string&)>& loadedEarlier) {
+    std::set<std::string> foreign;
+    for (const auto& call : calls)
+        for (const auto& rec : call) {
+            if (own.count(rec.name))
+                continue;
+            const std::array<long long, 6> shape = {rec.gridX,  rec.gridY,  rec.gridZ,
+                                                    rec.blockX, rec.blockY, rec.blockZ};
+            if (ownShapes.count(shape) && loadedEarlier(rec.name))
+                continue;
+            std::string lower = rec.name;
+            std::transform(lower.begin(), lower.end(), lower.begin(),
+                           [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+            if (lower.find("fill") != std::string::npos)
+                continue;
+            foreign.insert(rec.name.substr(0, 120));
+        }
+    return foreign;
+}
+
 double physicalBoundMs(double bytes, double flops, bool halfPrecision, const DeviceInfo& device) {
     const double bandwidth = device.peakBandwidth();
     const double rate = halfPrecision
@@ -200,19 +223,8 @@ void GpuRun::timing(std::uint64_t base) {
         m_r.message = "a timed call returned wrong values: " + cachedProblem;
     }
     if (candidate.cupti) {
-        std::set<std::string> foreign;
-        for (const auto& call : candidate.calls)
-            for (const auto& rec : call) {
-                if (launcher.symbols.count(rec.name))
-                    continue;
-                std::string lower = rec.name;
-                std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char ch) {
-                    return static_cast<char>(std::tolower(ch));
-                });
-                if (lower.find("fill") != std::string::npos)
-                    continue;
-                foreign.insert(rec.name.substr(0, 120));
-            }
+        const std::set<std::string> foreign =
+            foreignKernels(candidate.calls, launcher.symbols, launcher.shapes, loadedByThisProcess);
         if (!foreign.empty()) {
             std::string list;
             for (const auto& f : foreign)

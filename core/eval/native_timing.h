@@ -6,7 +6,9 @@
 #include "core/eval/eval_options.h"
 #include "core/eval/evaluation.h"
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,6 +41,16 @@ std::vector<std::vector<KernelRecord>> splitTimedCalls(std::vector<KernelRecord>
 // Per call: from the first kernel's start to the last kernel's end, on any stream; 0 for a call
 // that ran no kernel.
 std::vector<double> kernelSpansMs(const std::vector<std::vector<KernelRecord>>& calls);
+
+// The kernels of the timed calls that are not the candidate's, by name (at most 120 characters
+// each). A kernel is the candidate's when CUPTI names it as one of `own`, or when it names it as a
+// kernel that `loadedEarlier` says an earlier module of this process had and its grid and block
+// are those of one of the candidate's launches (CUPTI's stale name for the candidate's kernel).
+// PyTorch's fill kernels (the outputs' allocations) are not counted.
+std::set<std::string> foreignKernels(const std::vector<std::vector<KernelRecord>>& calls,
+                                     const std::set<std::string>& own,
+                                     const std::set<std::array<long long, 6>>& ownShapes,
+                                     const std::function<bool(const std::string&)>& loadedEarlier);
 
 // The least time a call can take on the device: its bytes at the peak bandwidth or its FLOPs at
 // the most generous rate the dtype allows (16-bit tensor cores, or TF32 for float32), whichever

@@ -111,28 +111,46 @@ void checkHack(CheckResult& result, const HackCase& hack) {
         why.substr(0, 200) + "; the worker (" + toString(r.workerState) + ") then passed relu";
 }
 
-// Several honest candidates timed one after the other in one worker: CUPTI's record of one must
-// not be counted in the next (a kernel of the task before was once seen as a foreign kernel and
-// the next candidate called a fallback).
+// Several honest candidates judged one after the other in one worker, as curation and the reward
+// service judge them: CUPTI's record of one must not be counted in the next, and a kernel must not
+// be taken for another because CUPTI names it after a kernel of an unloaded module (curation once
+// flagged a fifth of its timed, correct solutions as running a kernel of a task judged before).
+// Each task is judged for correctness at its small preset, then timed at its bench preset.
 void checkBackToBack(CheckResult& result) {
     requireGpuForEvaluation();
-    EvalOptions options;
-    options.preset = "bench";
+    EvalOptions untimed;
+    untimed.preset = "small";
+    untimed.timing = false;
+    EvalOptions timed;
+    timed.preset = "bench";
+    timed.timingTrials = 20;
     nlohmann::json runs = nlohmann::json::array();
-    for (const std::string task : {"relu", "gelu", "relu", "softmax", "gelu"}) {
-        const EvaluationResult r = sharedEvaluator().evaluate(
-            builtinTask(task), readTextFile(solutionPath(task)), task + ".dice", options);
-        std::vector<std::string> flags;
-        for (const auto& f : r.flags)
-            flags.push_back(f.code);
-        runs.push_back({{"task", task}, {"verdict", toString(r.verdict)}, {"flags", flags}});
-        if (r.verdict != Verdict::Correct || !r.candidateKernelTime)
-            throw Error("back to back, the honest " + task + " was " + describe(r) +
-                        (r.candidateKernelTime ? "" : " (no CUPTI record of its kernels)"));
+    const std::vector<std::string> tasks = {"relu",       "gelu",       "silu",    "tanh",
+                                            "sigmoid",    "leaky_relu", "softmax", "log_softmax",
+                                            "layer_norm", "rms_norm",   "relu",    "gelu"};
+    for (const std::string& task : tasks) {
+        for (const EvalOptions* options : {&untimed, &timed}) {
+            const EvaluationResult r = sharedEvaluator().evaluate(
+                builtinTask(task), readTextFile(solutionPath(task)), task + ".dice", *options);
+            std::vector<std::string> flags;
+            for (const auto& f : r.flags)
+                flags.push_back(f.code);
+            runs.push_back({{"task", task},
+                            {"timed", options->timing},
+                            {"verdict", toString(r.verdict)},
+                            {"flags", flags}});
+            if (r.verdict != Verdict::Correct || (options->timing && !r.candidateKernelTime))
+                throw Error("back to back, the honest " + task + " was " + describe(r) +
+                            (options->timing && !r.candidateKernelTime
+                                 ? " (no CUPTI record of its kernels)"
+                                 : ""));
+        }
     }
     result.data["runs"] = runs;
-    result.message = "relu, gelu, relu, softmax, gelu timed back to back in one worker: all "
-                     "correct, no kernel counted in the wrong evaluation";
+    result.message = std::to_string(tasks.size()) +
+                     " honest candidates judged back to back in one worker, each for "
+                     "correctness then timed: all correct, no kernel counted in the wrong "
+                     "evaluation or taken for another's";
 }
 
 // Correctness judged on a build with NVRTC's --Ofast-compile, as the reward service judges by
@@ -186,7 +204,7 @@ void addEvaluatorChecks(std::vector<SelfTestCheck>& checks) {
                       "correctness judged on a build with --Ofast-compile, as rewards are",
                       checkFastCompile});
     checks.push_back({"eval.back_to_back", "gpu",
-                      "honest candidates timed one after another in one worker stay correct",
+                      "honest candidates judged one after another in one worker stay correct",
                       checkBackToBack});
     std::vector<HackCase> hacks;
     std::string problem;

@@ -433,6 +433,41 @@ private Q_SLOTS:
         QCOMPARE(splitTimedCalls(records, 0).size(), std::size_t(3));
     }
 
+    // A kernel is foreign unless CUPTI names it as one of the candidate's, or names it as a kernel
+    // of a module this process loaded earlier while its grid and block are those of one of the
+    // candidate's own launches (CUPTI's stale name for a reused function handle). A PyTorch kernel
+    // stays foreign whatever its shape, and so does an earlier module's name on a launch shape the
+    // candidate never used.
+    void foreignKernelsAreThoseTheCandidateDidNotLaunch() {
+        auto shaped = [](const std::string& name, int grid, int block) {
+            KernelRecord r = record(name, 0, 1);
+            r.gridX = grid;
+            r.gridY = r.gridZ = r.blockY = r.blockZ = 1;
+            r.blockX = block;
+            return r;
+        };
+        const std::set<std::string> own = {"relu_kernel"};
+        const std::set<std::array<long long, 6>> shapes = {{4096, 1, 1, 256, 1, 1}};
+        const std::set<std::string> earlier = {"relu_kernel", "hardswish_kernel"};
+        auto loadedEarlier = [&](const std::string& name) { return earlier.count(name) > 0; };
+        const std::string aten =
+            "void at::native::vectorized_elementwise_kernel<4, at::native::relu_functor>";
+        const std::vector<std::vector<KernelRecord>> calls = {
+            {shaped("relu_kernel", 4096, 256), shaped("hardswish_kernel", 4096, 256)},
+            {shaped("hardswish_kernel", 8, 128), shaped(aten, 4096, 256),
+             shaped("void at::native::fill_kernel<float>", 1, 1)},
+        };
+        const std::set<std::string> foreign = foreignKernels(calls, own, shapes, loadedEarlier);
+        QCOMPARE(foreign, (std::set<std::string>{"hardswish_kernel", aten.substr(0, 120)}));
+        QVERIFY(
+            foreignKernels({{shaped("relu_kernel", 1, 1), shaped("hardswish_kernel", 4096, 256)}},
+                           own, shapes, loadedEarlier)
+                .empty());
+        QCOMPARE(foreignKernels({{shaped("hardswish_kernel", 4096, 256)}}, own, shapes,
+                                [](const std::string&) { return false; }),
+                 (std::set<std::string>{"hardswish_kernel"}));
+    }
+
     // The bound is the longer of moving the bytes at the peak bandwidth (twice the memory clock
     // over the bus) and computing the FLOPs at the dtype's most generous rate.
     void physicalBoundTakesTheLongerOfBytesAndFlops() {
