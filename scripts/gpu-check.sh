@@ -319,33 +319,35 @@ PY
             nano-eval)
                 # The curation of this session, else the committed one the embedded model was
                 # trained on (the re-thresholded one where there is one); the model just trained
-                # (NANO_MODEL=run/model), else the embedded one.
+                # (NANO_MODEL=run/model), else the embedded one. NANO_EVAL_LABEL goes into the
+                # result files' names, so that two models' evaluations on one machine both stay.
                 if [[ ! -f curation.json ]]; then
                     committed="$here/bench/results/nano-curation-rethreshold-$device.json"
                     [[ -f "$committed" ]] || committed="$here/bench/results/nano-curation-$device.json"
                     cp "$committed" curation.json
                 fi
                 model="${NANO_MODEL:-dice-nano}"
+                label="${NANO_EVAL_LABEL:+-$NANO_EVAL_LABEL}"
                 rm -rf eval-* kernelbench-level1
                 # One evaluation that fails does not stop the others; the step fails.
                 failed=0
                 "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
                     --curation curation.json --split heldout_variant --limit 24 --work eval-variant \
-                    --output "nano-eval-heldout-variant-$device.json" || failed=1
+                    --output "nano-eval-heldout-variant$label-$device.json" || failed=1
                 "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
                     --split heldout_family --limit 10 --work eval-family \
-                    --output "nano-eval-heldout-family-$device.json" || failed=1
+                    --output "nano-eval-heldout-family$label-$device.json" || failed=1
                 "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
                     --curation curation.json --split heldout_variant --kind infill --limit 24 \
                     --max-tokens 512 --work eval-infill \
-                    --output "nano-eval-infill-heldout-variant-$device.json" || failed=1
+                    --output "nano-eval-infill-heldout-variant$label-$device.json" || failed=1
                 # The same held-out variants asked as imported KernelBench problems, where the
                 # corpus has them (dice data synth --kernelbench-style).
                 if grep -q '"style":"kernelbench"' corpus/corpus.jsonl; then
                     "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
                         --split heldout_variant --style kernelbench --limit 24 \
                         --work eval-variant-kernelbench \
-                        --output "nano-eval-kernelbench-style-heldout-variant-$device.json" ||
+                        --output "nano-eval-kernelbench-style-heldout-variant$label-$device.json" ||
                         failed=1
                 fi
                 kb="$(kernelbench_dir)"
@@ -359,7 +361,7 @@ PY
                         --output kernelbench-level1 || failed=1
                     "$python" nano_eval.py --dice "$dice" --model "$model" \
                         --tasks kernelbench-level1 --limit 100 --work eval-kernelbench \
-                        --output "nano-eval-kernelbench-level1-$device.json" || failed=1
+                        --output "nano-eval-kernelbench-level1$label-$device.json" || failed=1
                 fi
                 cp nano-eval-*.json "$out/"
                 exit "$failed"
