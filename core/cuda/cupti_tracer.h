@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace dice {
+
+// A launch's grid and block dimensions, as a kernel record gives them.
+using LaunchShape = std::array<long long, 6>;
 
 // One kernel execution as CUPTI's activity API recorded it, whatever stream it ran on.
 struct KernelRecord {
@@ -22,6 +26,7 @@ struct KernelRecord {
     int dynamicSharedBytes = 0;
 
     double milliseconds() const { return static_cast<double>(endNs - startNs) * 1e-6; }
+    LaunchShape shape() const { return {gridX, gridY, gridZ, blockX, blockY, blockZ}; }
 };
 
 // Records every kernel launched in the process between start() and stop(). CUPTI's activity

@@ -3,11 +3,11 @@
 
 #include "core/cuda/compile_types.h"
 #include "core/cuda/cuda_context.h"
+#include "core/cuda/cupti_tracer.h"
 #include "core/cuda/device_info.h"
 #include "core/eval/candidate.h"
 #include "core/eval/host_program.h"
 
-#include <array>
 #include <map>
 #include <memory>
 #include <set>
@@ -31,9 +31,6 @@ public:
 private:
     const std::map<std::string, ResolvedKernel>& m_kernels;
 };
-
-// A launch's grid and block dimensions, as CUPTI's kernel records give them.
-using LaunchShape = std::array<long long, 6>;
 
 // Whether a GpuLauncher of this process loaded a kernel of this symbol before. CUPTI can report a
 // kernel under the name of a kernel of a module unloaded earlier (it names kernels by function

@@ -78,16 +78,14 @@ std::vector<double> kernelSpansMs(const std::vector<std::vector<KernelRecord>>& 
 
 std::set<std::string> foreignKernels(const std::vector<std::vector<KernelRecord>>& calls,
                                      const std::set<std::string>& own,
-                                     const std::set<std::array<long long, 6>>& ownShapes,
+                                     const std::set<LaunchShape>& ownShapes,
                                      const std::function<bool(const std::string&)>& loadedEarlier) {
     std::set<std::string> foreign;
     for (const auto& call : calls)
         for (const auto& rec : call) {
             if (own.count(rec.name))
                 continue;
-            const std::array<long long, 6> shape = {rec.gridX,  rec.gridY,  rec.gridZ,
-                                                    rec.blockX, rec.blockY, rec.blockZ};
-            if (ownShapes.count(shape) && loadedEarlier(rec.name))
+            if (ownShapes.count(rec.shape()) && loadedEarlier(rec.name))
                 continue;
             std::string lower = rec.name;
             std::transform(lower.begin(), lower.end(), lower.begin(),

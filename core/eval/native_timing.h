@@ -6,7 +6,6 @@
 #include "core/eval/eval_options.h"
 #include "core/eval/evaluation.h"
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <set>
@@ -49,7 +48,7 @@ std::vector<double> kernelSpansMs(const std::vector<std::vector<KernelRecord>>& 
 // PyTorch's fill kernels (the outputs' allocations) are not counted.
 std::set<std::string> foreignKernels(const std::vector<std::vector<KernelRecord>>& calls,
                                      const std::set<std::string>& own,
-                                     const std::set<std::array<long long, 6>>& ownShapes,
+                                     const std::set<LaunchShape>& ownShapes,
                                      const std::function<bool(const std::string&)>& loadedEarlier);
 
 // The least time a call can take on the device: its bytes at the peak bandwidth or its FLOPs at

@@ -447,7 +447,7 @@ private Q_SLOTS:
             return r;
         };
         const std::set<std::string> own = {"relu_kernel"};
-        const std::set<std::array<long long, 6>> shapes = {{4096, 1, 1, 256, 1, 1}};
+        const std::set<LaunchShape> shapes = {{4096, 1, 1, 256, 1, 1}};
         const std::set<std::string> earlier = {"relu_kernel", "hardswish_kernel"};
         auto loadedEarlier = [&](const std::string& name) { return earlier.count(name) > 0; };
         const std::string aten =
