@@ -71,17 +71,25 @@ for step in "${steps[@]}"; do
         ;;
     bench-reward)
         # BENCH_REWARD_CANDIDATES asks fewer than an RL step's 1,024 and BENCH_REWARD_ALONE=0 skips
-        # the one-by-one agreement pass, when a call's time is short. BENCH_REWARD_FAST_COMPILE
-        # (min, mid, max) builds with fewer optimisations, into a result file of its own.
+        # the one-by-one agreement pass, when a call's time is short; BENCH_REWARD_ALONE_WORKERS
+        # gives that pass several workers. BENCH_REWARD_FAST_COMPILE (min, mid, max) builds with
+        # fewer optimisations and BENCH_REWARD_PRESET=small judges at the small sizes, each into a
+        # result file of its own.
         more=()
-        name="bench-reward-$device.json"
+        part=""
         [[ -n "${BENCH_REWARD_CANDIDATES:-}" ]] && more+=(--candidates "$BENCH_REWARD_CANDIDATES")
         [[ "${BENCH_REWARD_ALONE:-1}" == 0 ]] && more+=(--no-alone)
+        [[ -n "${BENCH_REWARD_ALONE_WORKERS:-}" ]] &&
+            more+=(--alone-workers "$BENCH_REWARD_ALONE_WORKERS")
         if [[ -n "${BENCH_REWARD_FAST_COMPILE:-}" ]]; then
             more+=(--fast-compile "$BENCH_REWARD_FAST_COMPILE")
-            name="bench-reward-fast-compile-$BENCH_REWARD_FAST_COMPILE-$device.json"
+            part+="-fast-compile-$BENCH_REWARD_FAST_COMPILE"
         fi
-        "$dice" bench reward "${more[@]}" --output "$name" || status=1
+        if [[ -n "${BENCH_REWARD_PRESET:-}" ]]; then
+            more+=(--preset "$BENCH_REWARD_PRESET")
+            [[ "$BENCH_REWARD_PRESET" == bench ]] || part+="-$BENCH_REWARD_PRESET"
+        fi
+        "$dice" bench reward "${more[@]}" --output "bench-reward$part-$device.json" || status=1
         ;;
     sandbox-probe)
         # Which layer of a KernelBench answer's sandbox CUDA needs (docs/sandbox.md): the policy

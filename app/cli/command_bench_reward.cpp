@@ -38,6 +38,8 @@ const char* const kUsage =
     "  --fast-compile LEVEL  NVRTC's --Ofast-compile in correctness mode: off (default),\n"
     "                        min, mid or max\n"
     "  --no-alone            skip the one-by-one check\n"
+    "  --alone-workers N     workers of the one-by-one check, one candidate per request\n"
+    "                        (default 1)\n"
     "  --save-candidates F   write the candidates to F as a dice eval --batch file\n"
     "  --output FILE         write the result file (JSON) here\n\n"
     "KernelBench answers instead (made from DIR/levelN/NAME.py, ten in sixteen honest, the rest\n"
@@ -115,7 +117,7 @@ int benchReward(const Invocation& in) {
                          {"candidates", "seed", "workers", "device", "compile-threads", "chunk",
                           "idle-timeout", "mode", "preset", "output", "kernelbench", "problems",
                           "worker-cpu-threads", "build-threads", "sequential-builds",
-                          "save-candidates", "fast-compile"});
+                          "save-candidates", "fast-compile", "alone-workers"});
     if (!args.ok() || !args.positionals().empty()) {
         std::cerr << "dice bench reward: " << (args.ok() ? "" : args.error() + "\n") << kUsage;
         return 2;
@@ -131,6 +133,9 @@ int benchReward(const Invocation& in) {
     options.seed = static_cast<std::uint64_t>(args.integer("seed", 1));
     options.checkAlone = !args.flag("no-alone");
     options.candidatesFile = args.value("save-candidates", "");
+    options.aloneWorkers = args.integer("alone-workers", 1);
+    if (options.aloneWorkers < 1 || options.aloneWorkers > 64)
+        throw UsageError("--alone-workers must be from 1 to 64");
     const int workers = args.integer("workers", 4);
     const int device = args.integer("device", 0);
     if (options.candidates < 10 || options.candidates > 65536)
@@ -170,7 +175,9 @@ int benchReward(const Invocation& in) {
     printVerdictsByKind(r["verdicts_by_kind"]);
     if (r.contains("agreement"))
         std::cout << "alone: " << r["agreement"]["same_verdict"].get<int>() << " of "
-                  << r["agreement"]["of"].get<int>() << " verdicts the same\n";
+                  << r["agreement"]["of"].get<int>() << " verdicts the same ("
+                  << r["alone_workers"].get<int>() << " worker(s), "
+                  << formatFixed(r["alone_wall_seconds"].get<double>(), 1) << " s)\n";
     return 0;
 }
 

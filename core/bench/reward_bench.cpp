@@ -432,14 +432,22 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
     if (options.checkAlone) {
         say(progress, "judging every candidate again, alone");
         EvaluatorOptions aloneOptions = options.service.evaluator;
-        aloneOptions.devices = {aloneOptions.devices.empty() ? 0 : aloneOptions.devices.front()};
+        aloneOptions.devices.assign(static_cast<std::size_t>(std::max(1, options.aloneWorkers)),
+                                    aloneOptions.devices.empty() ? 0
+                                                                 : aloneOptions.devices.front());
         Evaluator alone(aloneOptions);
         const EvalOptions evalOptions = judgeOptions(options.service.reward);
+        std::vector<Evaluator::Job> jobs;
+        for (const auto& item : items)
+            jobs.push_back({&item.task, item.source, item.name, evalOptions});
+        const auto aloneStarted = std::chrono::steady_clock::now();
+        const auto ones = alone.evaluateAll(jobs);
+        const double aloneWall =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - aloneStarted).count();
         int agree = 0;
         nlohmann::json differ = nlohmann::json::array();
         for (std::size_t i = 0; i < items.size(); ++i) {
-            const EvaluationResult one =
-                alone.evaluate(items[i].task, items[i].source, items[i].name, evalOptions);
+            const EvaluationResult& one = ones[i];
             const bool same = one.verdict == judged[i].evaluation.verdict &&
                               one.hasFlag("fallback") == judged[i].evaluation.hasFlag("fallback");
             agree += same ? 1 : 0;
@@ -452,6 +460,8 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
                                   {"batch_message", judged[i].evaluation.message.substr(0, 200)},
                                   {"alone_message", one.message.substr(0, 200)}});
         }
+        result["alone_workers"] = aloneOptions.devices.size();
+        result["alone_wall_seconds"] = aloneWall;
         result["agreement"] = {
             {"same_verdict", agree}, {"of", items.size()}, {"differing", differ}};
     }

@@ -36,6 +36,10 @@ struct RewardBenchOptions {
     RewardServiceOptions service;
     // Evaluate every candidate again alone afterwards and count verdicts that differ.
     bool checkAlone = true;
+    // Workers of that check, on the first device: each judges one candidate per request, with
+    // no compile ahead; more than one shares the GPU, as the batch's workers do, to make the
+    // check shorter.
+    int aloneWorkers = 1;
     // Where to write the candidates as a `dice eval --batch` file, so that any one of them can be
     // judged again by itself; empty for none.
     std::string candidatesFile;
