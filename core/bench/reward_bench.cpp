@@ -151,16 +151,19 @@ nlohmann::json candidateRecord(const RewardBenchCandidate& candidate, const Eval
     nlohmann::json flags = nlohmann::json::array();
     for (const auto& flag : r.flags)
         flags.push_back(flag.code);
-    return {{"candidate", candidate.item.name},
-            {"task", candidate.item.task.name},
-            {"kind", candidate.kind},
-            {"verdict", toString(r.verdict)},
-            {"flags", flags},
-            {"worker", toString(r.workerState)},
-            {"message", r.message.substr(0, 600)},
-            {"compile_ms", r.compileMs},
-            {"gpu_ms", r.gpuMs},
-            {"wall_ms", r.wallMs}};
+    nlohmann::json record = {{"candidate", candidate.item.name},
+                             {"task", candidate.item.task.name},
+                             {"kind", candidate.kind},
+                             {"verdict", toString(r.verdict)},
+                             {"flags", flags},
+                             {"worker", toString(r.workerState)},
+                             {"message", r.message.substr(0, 600)},
+                             {"compile_ms", r.compileMs},
+                             {"gpu_ms", r.gpuMs},
+                             {"wall_ms", r.wallMs}};
+    if (!r.stagesMs.empty())
+        record["stages_ms"] = r.stagesMs;
+    return record;
 }
 
 void say(const RewardBenchProgress& progress, const std::string& line) {
@@ -385,9 +388,13 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
     nlohmann::json restartsByKind = nlohmann::json::object();
     int correct = 0;
     int restarts = 0;
+    // Where the GPU phases' time went, summed over the candidates, by the evaluator's stages.
+    std::map<std::string, double> stageSeconds;
     nlohmann::json records = nlohmann::json::array();
     for (std::size_t i = 0; i < judged.size(); ++i) {
         const EvaluationResult& r = judged[i].evaluation;
+        for (const auto& [stage, ms] : r.stagesMs)
+            stageSeconds[stage] += ms / 1000.0;
         records.push_back(candidateRecord(candidates[i], r));
         // The timeline of the verdicts shows where the batch stalled.
         records.back()["judged_at_s"] = reportedAt[i];
@@ -412,6 +419,7 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
         {"candidates_per_second", judged.size() / std::max(wall, 1e-9)},
         {"compile_seconds", compileSeconds},
         {"gpu_seconds", gpuSeconds},
+        {"gpu_stage_seconds", stageSeconds},
         {"gpu_busy_share",
          gpuSeconds / std::max(wall * options.service.evaluator.devices.size(), 1e-9)},
         {"compile_share",

@@ -51,9 +51,17 @@ void GpuRun::run() {
             return finish();
         }
     }
-    if (m_options.timing)
+    if (m_options.timing) {
         timing(base);
+        lap("timing");
+    }
     finish();
+}
+
+void GpuRun::lap(const char* stage) {
+    const auto now = std::chrono::steady_clock::now();
+    m_r.stagesMs[stage] += std::chrono::duration<double, std::milli>(now - m_lap).count();
+    m_lap = now;
 }
 
 std::string GpuRun::lastFailure(std::size_t from) const {
@@ -210,6 +218,8 @@ bool GpuRun::correctness(const std::string& preset, int trials, std::uint64_t ba
     // A fresh module per phase: state kept in __device__ globals does not carry over.
     GpuLauncher launcher(m_p.device, m_p.resolved, m_gpu.info, m_gpu.stream->handle());
     const auto params = makeAll(m_task.parameters, preset, base);
+    syncOrFault("the parameters' making");
+    lap("module_and_parameters");
     for (int t = 0; t < trials; ++t) {
         report(stage, static_cast<double>(t) / trials,
                stage + " trial " + std::to_string(t + 1) + " of " + std::to_string(trials));
@@ -219,9 +229,12 @@ bool GpuRun::correctness(const std::string& preset, int trials, std::uint64_t ba
         const auto inputs = makeAll(m_task.inputs, preset, trial.seed);
         const FingerprintKey key{m_keys(), m_keys()};
         const auto inputPrints = fingerprints(inputs, key);
+        lap("inputs");
         auto reference = callReference(inputs, params);
         syncOrFault("the reference");
+        lap("reference");
         const auto referencePrints = fingerprints(reference, key);
+        lap("checks");
 
         std::vector<at::Tensor> passes[2];
         std::optional<std::vector<std::uint64_t>> firstPrints;
@@ -246,6 +259,7 @@ bool GpuRun::correctness(const std::string& preset, int trials, std::uint64_t ba
                     passes[pass] =
                         callCandidate(m_p.host->guardedForward(), launcher, &guard, inputs, params);
                     syncOrFault(stage + " trial " + std::to_string(t + 1));
+                    lap("candidate");
                 } catch (const CandidateFault& fault) {
                     m_impl.registerLimitedLaunch = launcher.registerLimited;
                     trial.detail = fault.message;
@@ -260,7 +274,9 @@ bool GpuRun::correctness(const std::string& preset, int trials, std::uint64_t ba
             inputsIntact = inputsIntact && fingerprints(inputs, key) == inputPrints;
             if (pass == 0) {
                 referenceIntact = fingerprints(reference, key) == referencePrints;
+                lap("checks");
                 c = compareOutputs(passes[0], reference, m_task, m_options);
+                lap("comparison");
                 // The second call runs without the reference's output, which is not needed past
                 // the comparison: a trial holds the inputs and two sets of outputs at most.
                 reference.clear();
@@ -269,6 +285,7 @@ bool GpuRun::correctness(const std::string& preset, int trials, std::uint64_t ba
                 const auto again = outputFingerprints(passes[0], key);
                 firstIntact = again && *again == *firstPrints;
             }
+            lap("checks");
         }
         if (launcher.launches == 0 && !m_p.fallback)
             addFlag(m_r, "no_launch", "a call launched no kernel");
@@ -303,6 +320,7 @@ bool GpuRun::correctness(const std::string& preset, int trials, std::uint64_t ba
         }
         if (trial.passed) {
             const Agreement agree = agreement(passes[0], passes[1], m_task, m_options);
+            lap("comparison");
             if (agree == Agreement::Different) {
                 addFlag(m_r, "uninitialised_output",
                         "the output depends on what memory held before the call (two runs "

@@ -10,6 +10,7 @@
 #include "core/eval/native_launchers.h"
 #include "core/eval/native_output_checks.h"
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -74,6 +75,9 @@ private:
     void timing(std::uint64_t base);
     void physicalBound(const std::vector<at::Tensor>& params);
     void finish();
+    // Adds the time since the last lap to the result's stage `stage` (stages_ms): called where
+    // the host has just waited for the GPU, so that each stage holds its own GPU work.
+    void lap(const char* stage);
 
     NativeEvaluator::Impl& m_impl;
     NativeEvaluator::Impl::Gpu& m_gpu;
@@ -85,6 +89,7 @@ private:
     c10::Device m_device;
     std::string m_timingPreset;
     std::mt19937_64 m_keys;
+    std::chrono::steady_clock::time_point m_lap = std::chrono::steady_clock::now();
 };
 
 } // namespace dice::native
