@@ -390,11 +390,16 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
     int restarts = 0;
     // Where the GPU phases' time went, summed over the candidates, by the evaluator's stages.
     std::map<std::string, double> stageSeconds;
+    // The same for the work before the GPU (parse, compilers, dry run, on the compile threads) and
+    // the GPU thread's waits for it.
+    std::map<std::string, double> cpuStageSeconds;
     nlohmann::json records = nlohmann::json::array();
     for (std::size_t i = 0; i < judged.size(); ++i) {
         const EvaluationResult& r = judged[i].evaluation;
         for (const auto& [stage, ms] : r.stagesMs)
-            stageSeconds[stage] += ms / 1000.0;
+            (stage == "prepare" || stage == "dry_run" || stage == "waited_for_compile"
+                 ? cpuStageSeconds
+                 : stageSeconds)[stage] += ms / 1000.0;
         records.push_back(candidateRecord(candidates[i], r));
         // The timeline of the verdicts shows where the batch stalled.
         records.back()["judged_at_s"] = reportedAt[i];
@@ -420,6 +425,7 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
         {"compile_seconds", compileSeconds},
         {"gpu_seconds", gpuSeconds},
         {"gpu_stage_seconds", stageSeconds},
+        {"cpu_stage_seconds", cpuStageSeconds},
         {"gpu_busy_share",
          gpuSeconds / std::max(wall * options.service.evaluator.devices.size(), 1e-9)},
         {"compile_share",

@@ -415,6 +415,26 @@ void NativeEvaluator::setGpuMemoryShare(double share) {
     }
 }
 
+namespace {
+
+// Everything before the GPU (parse, both compilers, the dry run), with its stages' times.
+bool prepareTimed(NativeEvaluator::Impl& impl, const Task& task, const std::string& source,
+                  const std::string& origin, const EvalOptions& options, EvaluationResult& r,
+                  native::Prepared& p) {
+    auto mark = Clock::now();
+    const bool prepared = impl.prepare(task, source, origin, options, r, p);
+    // NVRTC's part is compile_ms; the rest of "prepare" is parsing and TorchScript.
+    r.stagesMs["prepare"] = msSince(mark);
+    if (!prepared)
+        return false;
+    mark = Clock::now();
+    const bool ran = impl.dryRun(task, options, p, r);
+    r.stagesMs["dry_run"] = msSince(mark);
+    return ran;
+}
+
+} // namespace
+
 NativeEvaluator::NativeEvaluator(int deviceIndex, double gpuMemoryShare)
     : m_impl(std::make_unique<Impl>()) {
     m_impl->deviceIndex = deviceIndex;
@@ -460,8 +480,7 @@ EvaluationResult NativeEvaluator::evaluate(const Task& task, const std::string& 
     if (progress)
         progress("compile", 0, "compiling");
     native::Prepared p;
-    if (!m_impl->prepare(task, source, origin, options, r, p) ||
-        !m_impl->dryRun(task, options, p, r)) {
+    if (!prepareTimed(*m_impl, task, source, origin, options, r, p)) {
         r.wallMs = msSince(start);
         return r;
     }
@@ -509,10 +528,8 @@ std::size_t NativeEvaluator::evaluateBatch(const std::vector<BatchItem>& items, 
             Slot& slot = slots[i];
             slot.start = Clock::now();
             slot.result = m_impl->start(item.task, item.options);
-            const bool runnable =
-                m_impl->prepare(item.task, item.source, item.origin, item.options, slot.result,
-                                slot.prepared) &&
-                m_impl->dryRun(item.task, item.options, slot.prepared, slot.result);
+            const bool runnable = prepareTimed(*m_impl, item.task, item.source, item.origin,
+                                               item.options, slot.result, slot.prepared);
             {
                 std::lock_guard<std::mutex> lock(mutex);
                 slot.runnable = runnable;
@@ -534,8 +551,12 @@ std::size_t NativeEvaluator::evaluateBatch(const std::vector<BatchItem>& items, 
         // Before waiting: the compiler of this very item may be waiting for the GPU to move.
         gpuMoved.notify_all();
         {
+            const auto waited = Clock::now();
             std::unique_lock<std::mutex> lock(mutex);
             readyChanged.wait(lock, [&] { return slot.ready; });
+            // How long the GPU's thread stood idle for this candidate's compile: where the batch
+            // waits for the CPU rather than the GPU.
+            slot.result.stagesMs["waited_for_compile"] = msSince(waited);
         }
         if (slot.runnable) {
             m_impl->runOnGpu(items[i].task, items[i].options, slot.prepared, slot.result, progress);

@@ -188,12 +188,29 @@ void checkHostileAnswers(CheckResult& result) {
         if (r.message.find(secret) != std::string::npos ||
             r.message.find(environmentSecret) != std::string::npos)
             failures.push_back(name + ": a secret leaked into the verdict's message");
-        answers.push_back({{"answer", name},
-                           {"verdict", verdict},
-                           {"expected", expected},
-                           {"flags", flags},
-                           {"exchange", r.roundTripCheck ? r.roundTripCheck->exchange : ""},
-                           {"message", r.message.substr(0, 200)}});
+        nlohmann::json record = {{"answer", name},
+                                 {"verdict", verdict},
+                                 {"expected", expected},
+                                 {"flags", flags},
+                                 {"exchange", r.roundTripCheck ? r.roundTripCheck->exchange : ""},
+                                 {"message", r.message.substr(0, 200)}};
+        // The round trips beside the pings, so that a raised or underreported call can be traced
+        // to what the harness cost around it.
+        if (r.roundTripCheck) {
+            const RoundTripCheck& c = *r.roundTripCheck;
+            std::vector<double> overheads;
+            for (std::size_t i = 0; i < c.reportedMs.size() && i < c.roundTripMs.size(); ++i)
+                overheads.push_back(c.roundTripMs[i] - c.reportedMs[i]);
+            record["timing_check"] = {{"ping_median_ms", c.pingMedianMs},
+                                      {"ping_p90_ms", c.pingP90Ms},
+                                      {"allowance_ms", c.allowanceMs},
+                                      {"raised_calls", c.raisedCalls},
+                                      {"underreported_calls", c.underreportedCalls},
+                                      {"ping_workload", c.pingWorkload},
+                                      {"call_overheads_ms", overheads},
+                                      {"reported_ms", c.reportedMs}};
+        }
+        answers.push_back(record);
     }
     for (const auto& entry : fs::directory_iterator(outside))
         if (entry.path().filename() != "secret")
