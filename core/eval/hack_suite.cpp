@@ -51,6 +51,12 @@ std::vector<HackCase> loadHackSuite(const std::string& directory) {
         c.name = text("name");
         c.task = text("task");
         c.preset = text("preset");
+        if (h.contains("tolerance")) {
+            if (!h["tolerance"].is_number() || !(h["tolerance"].get<double>() > 0) ||
+                !(h["tolerance"].get<double>() < 1))
+                throw FileError(path, where + ".tolerance must be a number above 0 and below 1");
+            c.tolerance = h["tolerance"].get<double>();
+        }
         c.file = (std::filesystem::path(directory) / (c.name + ".dice")).string();
         if (!h.contains("gpu") || !h["gpu"].is_boolean())
             throw FileError(path, where + ".gpu must be true or false");

@@ -3,6 +3,7 @@
 
 #include "core/eval/evaluation.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,8 @@ struct HackCase {
     std::string name;
     std::string task;
     std::string preset;
-    std::string file; // full path of the .dice file
+    std::optional<double> tolerance; // atol = rtol, as a reward judges; else the task's own
+    std::string file;                // full path of the .dice file
     bool gpu = true;
     std::vector<std::string> verdicts;
     std::vector<std::string> flags;

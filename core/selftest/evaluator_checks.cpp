@@ -100,6 +100,7 @@ void checkHack(CheckResult& result, const HackCase& hack) {
     requireGpuForEvaluation();
     EvalOptions options;
     options.preset = hack.preset;
+    options.tolerance = hack.tolerance;
     const EvaluationResult r = sharedEvaluator().evaluate(
         builtinTask(hack.task), readTextFile(hack.file), hack.name + ".dice", options);
     result.data["evaluation"] = toJson(r);

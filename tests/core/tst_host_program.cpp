@@ -544,6 +544,7 @@ private Q_SLOTS:
                 continue;
             EvalOptions options;
             options.preset = hack.preset;
+            options.tolerance = hack.tolerance;
             const auto r = evaluator.compile(task(hack.task), readTextFile(hack.file),
                                              hack.name + ".dice", options);
             std::string why;

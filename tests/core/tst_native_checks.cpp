@@ -124,6 +124,40 @@ private Q_SLOTS:
         QVERIFY(!compare(f64 + 3e-4, f64).passed);
     }
 
+    // Where the reference's values are small against atol, every element of a wrong answer can
+    // lie within atol: the reward's 1e-2 took a neighbouring task's scaled softmax for a softmax
+    // over 4,096 columns (values near 2.4e-4), and would take zeros. The output as a whole must be
+    // within atol + rtol of the reference's L2 norm; an answer off by float32 rounding still
+    // passes, as do the elementwise rule's own cases above.
+    void smallValuesAreJudgedAsAWholeOutput() {
+        torch::manual_seed(7);
+        const auto x = 0.5 * torch::randn({16, 4096});
+        const auto ref = torch::softmax(x, 1);
+        EvalOptions reward;
+        reward.tolerance = 1e-2;
+        const Task task = taskWith({});
+
+        const Comparison zeros = compare(torch::zeros_like(ref), ref, task, reward);
+        QVERIFY(!zeros.passed);
+        QVERIFY2(contains(zeros.detail, "every element is within atol 0.010000, rtol 0.010000, "
+                                        "but the output as a whole is not: its L2 error is "
+                                        "1.00e+00 of the reference's L2 norm"),
+                 zeros.detail.c_str());
+        QVERIFY(!compare(torch::softmax(x * 0.125, 1), ref, task, reward).passed);
+        QVERIFY(!compare(torch::full_like(ref, 1.0 / 4096), ref, task, reward).passed);
+
+        QVERIFY(compare(ref * (1 + 1e-5), ref, task, reward).passed);
+        QVERIFY(compare(ref * (1 + 1e-5 * torch::randn({16, 4096})), ref, task).passed);
+        // At the float32 tolerance the whole output also tells a 16-bit computation from a
+        // 32-bit one, which every element's atol of 1e-4 hides at these sizes.
+        QVERIFY(compare(torch::softmax(x.to(torch::kBFloat16), 1).to(torch::kFloat32), ref, task)
+                    .detail.find("as a whole") != std::string::npos);
+        QVERIFY(compare(torch::softmax(x.to(torch::kFloat64), 1).to(torch::kFloat32), ref, task)
+                    .passed);
+        // A reference of zeros leaves the elementwise rule alone.
+        QVERIFY(compare(torch::full({4}, 5e-5), torch::zeros({4})).passed);
+    }
+
     void integerOutputsMustBeExact() {
         const auto ref = torch::tensor({1, 2, 3}, torch::kInt32);
         QVERIFY(compare(ref.clone(), ref).passed);
