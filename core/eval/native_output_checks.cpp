@@ -177,14 +177,18 @@ Comparison compareOutputs(const std::vector<at::Tensor>& out, const std::vector<
             const at::Tensor diff = (of - rf).abs_();
             const at::Tensor scale = rf.abs();
             const at::Tensor finiteDiff = torch::nan_to_num(diff, 0.0, big, big);
-            // The piece's figures in one tensor: one wait for the GPU per piece, not one each.
+            // Each figure in its own statement, so that its temporaries go before the next one's
+            // are made; then all of them in one tensor: one wait for the GPU per piece.
+            const at::Tensor bad = diff.le(scale * tol.rtol + tol.atol).logical_not_().sum();
+            const at::Tensor nans = of.isnan().sum();
+            const at::Tensor largestAbs = finiteDiff.max();
+            const at::Tensor largestRel =
+                torch::nan_to_num(finiteDiff.div(scale.clamp_min_(1e-30)), 0.0, big, big).max();
+            const at::Tensor errorSum = finiteDiff.square().sum(torch::kDouble);
+            const at::Tensor referenceSum = rf.square().sum(torch::kDouble);
             const at::Tensor figures = torch::stack(
-                {diff.le(scale * tol.rtol + tol.atol).logical_not_().sum().to(torch::kDouble),
-                 of.isnan().sum().to(torch::kDouble), finiteDiff.max().to(torch::kDouble),
-                 torch::nan_to_num(finiteDiff.div(scale.clamp_min(1e-30)), 0.0, big, big)
-                     .max()
-                     .to(torch::kDouble),
-                 finiteDiff.square().sum(torch::kDouble), rf.square().sum(torch::kDouble)});
+                {bad.to(torch::kDouble), nans.to(torch::kDouble), largestAbs.to(torch::kDouble),
+                 largestRel.to(torch::kDouble), errorSum, referenceSum});
             const at::Tensor host = figures.cpu();
             const double* f = host.data_ptr<double>();
             badCount += static_cast<std::int64_t>(f[0]);
