@@ -33,8 +33,9 @@ using native::msSince;
 
 // Kernels of our own: a shared-memory scrubber (so that reads of uninitialised shared memory see
 // the trial's poison), a keyed fingerprint of a tensor's bytes (so that a trial checks its inputs
-// and the reference's output for writes without holding copies of them), and the spin and the
-// mark around each timed call (native_timing.h).
+// and the reference's output for writes without holding copies of them), the comparison of an
+// output with the reference's in one pass, and the spin and the mark around each timed call
+// (native_timing.h).
 const char* const kUtilitySource = R"(
 extern "C" __global__ void dice_scrub_shared(unsigned int pattern, int words)
 {
@@ -75,6 +76,56 @@ extern "C" __global__ void dice_fingerprint(const unsigned int* words, unsigned 
         acc += __shfl_down_sync(0xffffffffu, acc, offset);
     if ((threadIdx.x & 31) == 0)
         atomicAdd(sum, acc);
+}
+
+// One pass over a float32 piece of an output and the reference's: what compareOutputs needs
+// (native_output_checks.h), with the arithmetic LibTorch's operators do (each step rounded on
+// its own, no fused multiply-add), so that counts and maxima are the same. counts: outside, NaN;
+// maxima: the bits of the largest absolute and relative errors (non-negative floats order as
+// their bits do); sums: squared errors and squared reference values, in double.
+extern "C" __global__ void dice_compare_f32(const float* out, const float* ref,
+                                            unsigned long long n, float atol, float rtol,
+                                            unsigned long long* counts, unsigned int* maxima,
+                                            double* sums)
+{
+    const float big = 3.402823466e+38f;
+    unsigned long long outside = 0, nans = 0;
+    float largestAbs = 0.0f, largestRel = 0.0f;
+    double errors = 0.0, references = 0.0;
+    const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        const float o = out[i];
+        const float r = ref[i];
+        const float diff = fabsf(__fsub_rn(o, r));
+        const float scale = fabsf(r);
+        if (!(diff <= __fadd_rn(__fmul_rn(scale, rtol), atol)))
+            ++outside;
+        if (isnan(o))
+            ++nans;
+        const float finite = isnan(diff) ? 0.0f : (isinf(diff) ? big : diff);
+        largestAbs = fmaxf(largestAbs, finite);
+        const float rel = isnan(scale) ? 0.0f : __fdiv_rn(finite, fmaxf(scale, 1e-30f));
+        largestRel = fmaxf(largestRel, isnan(rel) ? 0.0f : (isinf(rel) ? big : rel));
+        errors += (double)__fmul_rn(finite, finite);
+        references += (double)__fmul_rn(r, r);
+    }
+    for (int offset = 16; offset > 0; offset >>= 1) {
+        outside += __shfl_down_sync(0xffffffffu, outside, offset);
+        nans += __shfl_down_sync(0xffffffffu, nans, offset);
+        largestAbs = fmaxf(largestAbs, __shfl_down_sync(0xffffffffu, largestAbs, offset));
+        largestRel = fmaxf(largestRel, __shfl_down_sync(0xffffffffu, largestRel, offset));
+        errors += __shfl_down_sync(0xffffffffu, errors, offset);
+        references += __shfl_down_sync(0xffffffffu, references, offset);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(&counts[0], outside);
+        atomicAdd(&counts[1], nans);
+        atomicMax(&maxima[0], __float_as_uint(largestAbs));
+        atomicMax(&maxima[1], __float_as_uint(largestRel));
+        atomicAdd(&sums[0], errors);
+        atomicAdd(&sums[1], references);
+    }
 }
 
 extern "C" __global__ void dice_timing_mark() {}
@@ -151,6 +202,7 @@ NativeEvaluator::Impl::Gpu& NativeEvaluator::Impl::ensureGpu() {
     g->utility = std::make_unique<CudaModule>(utility.cubin);
     g->scrub = g->utility->function("dice_scrub_shared");
     g->fingerprint = g->utility->function("dice_fingerprint");
+    g->compare = g->utility->function("dice_compare_f32");
     g->spin = g->utility->function(native::kTimingSpinKernel);
     g->mark = g->utility->function(native::kTimingMarkKernel);
     g->scrubBytes = std::max(g->info.sharedMemoryPerBlockOptin, g->info.sharedMemoryPerBlock);

@@ -66,6 +66,9 @@ struct NativeEvaluator::Impl {
         std::unique_ptr<CudaModule> utility;
         cu::Function scrub = nullptr;
         cu::Function fingerprint = nullptr;
+        cu::Function compare = nullptr;
+        // Whether the comparison kernel was checked against LibTorch's operators on this GPU.
+        bool compareChecked = false;
         cu::Function spin = nullptr;
         cu::Function mark = nullptr;
         int scrubBytes = 0;

@@ -6,6 +6,7 @@
 
 #include "core/eval/native_gpu_run.h"
 
+#include "core/common/error.h"
 #include "core/common/number_format.h"
 #include "core/common/splitmix.h"
 #include "core/cuda/nsight_compute.h"
@@ -15,6 +16,9 @@
 #include "core/eval/native_inputs.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <random>
 
 namespace dice::native {
@@ -36,6 +40,10 @@ void GpuRun::run() {
     torch::NoGradGuard noGrad;
     torch::jit::GraphOptimizerEnabledGuard plain(false);
     m_r.device = m_gpu.info.name;
+    if (!m_gpu.compareChecked) {
+        checkComparer();
+        m_gpu.compareChecked = true;
+    }
     const std::uint64_t base = m_options.seed ? m_options.seed : m_task.seed;
 
     if (!correctness(m_options.preset, m_options.correctnessTrials, base, "correctness"))
@@ -201,6 +209,116 @@ GpuRun::outputFingerprints(const std::vector<at::Tensor>& outputs, const Fingerp
     }
 }
 
+std::optional<PieceFigures> GpuRun::figuresOnDevice(const at::Tensor& out, const at::Tensor& ref,
+                                                    double atol, double rtol) {
+    const auto plain = [&](const at::Tensor& t) {
+        return t.scalar_type() == c10::ScalarType::Float && t.device() == m_device &&
+               t.is_contiguous() && t.layout() == c10::kStrided && t.numel() > 0;
+    };
+    if (!plain(out) || !plain(ref) || out.numel() != ref.numel())
+        return std::nullopt;
+    // counts (2 x u64), the maxima's bits (2 x u32 in one slot), sums (2 x double)
+    auto figures = torch::zeros({5}, torch::TensorOptions().dtype(torch::kInt64).device(m_device));
+    const void* o = out.data_ptr();
+    const void* r = ref.data_ptr();
+    unsigned long long n = static_cast<unsigned long long>(ref.numel());
+    float a = static_cast<float>(atol);
+    float t = static_cast<float>(rtol);
+    void* counts = figures.data_ptr<int64_t>();
+    void* maxima = figures.data_ptr<int64_t>() + 2;
+    void* sums = figures.data_ptr<int64_t>() + 3;
+    std::vector<void*> args = {&o, &r, &n, &a, &t, &counts, &maxima, &sums};
+    const unsigned long long wanted = (n + 255) / 256;
+    const unsigned cap = static_cast<unsigned>(std::max(1, m_gpu.info.multiprocessors)) * 8;
+    const unsigned grid[3] = {static_cast<unsigned>(std::max<unsigned long long>(
+                                  1, std::min<unsigned long long>(wanted, cap))),
+                              1, 1};
+    const unsigned block[3] = {256, 1, 1};
+    launchKernel(m_gpu.compare, grid, block, 0, m_gpu.stream->handle(), args);
+    const at::Tensor host = figures.cpu();
+    const auto* words = static_cast<const unsigned char*>(host.data_ptr());
+    std::uint64_t outside = 0;
+    std::uint64_t nans = 0;
+    std::uint32_t maxAbs = 0;
+    std::uint32_t maxRel = 0;
+    double sumsHost[2] = {0, 0};
+    std::memcpy(&outside, words, 8);
+    std::memcpy(&nans, words + 8, 8);
+    std::memcpy(&maxAbs, words + 16, 4);
+    std::memcpy(&maxRel, words + 20, 4);
+    std::memcpy(sumsHost, words + 24, 16);
+    float largestAbs = 0;
+    float largestRel = 0;
+    std::memcpy(&largestAbs, &maxAbs, 4);
+    std::memcpy(&largestRel, &maxRel, 4);
+    return PieceFigures{static_cast<std::int64_t>(outside),
+                        static_cast<std::int64_t>(nans),
+                        largestAbs,
+                        largestRel,
+                        sumsHost[0],
+                        sumsHost[1]};
+}
+
+PieceComparer GpuRun::comparer() {
+    return [this](const at::Tensor& out, const at::Tensor& ref, double atol, double rtol) {
+        return figuresOnDevice(out, ref, atol, rtol);
+    };
+}
+
+void GpuRun::checkComparer() {
+    const auto options = torch::TensorOptions().dtype(torch::kFloat32).device(m_device);
+    // More elements than one block's worth, not a multiple of it; values over many magnitudes,
+    // errors near 1e-5 of them.
+    const int64_t n = (int64_t(1) << 20) + 37;
+    const auto i = torch::arange(n, options);
+    const auto ref = (i * 0.37).sin_() * ((i * 0.11).cos_() * 6).exp_();
+    const auto out = ref * (1 + 1e-5 * (i * 1.3).cos_());
+    // The same with every special case: NaN and infinite outputs, a zero reference with a tiny
+    // and a zero output, an infinite reference, an error at the edge of 1e-4, the largest floats.
+    auto special = out.clone();
+    auto specialRef = ref.clone();
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    special.narrow(0, 5, 1).fill_(nan);
+    special.narrow(0, 6, 1).fill_(inf);
+    special.narrow(0, 7, 1).fill_(-inf);
+    specialRef.narrow(0, 8, 1).fill_(0.0);
+    special.narrow(0, 8, 1).fill_(1e-31);
+    specialRef.narrow(0, 9, 1).fill_(0.0);
+    special.narrow(0, 9, 1).fill_(0.0);
+    specialRef.narrow(0, 10, 1).fill_(inf);
+    special.narrow(0, 11, 1).fill_(specialRef.narrow(0, 11, 1).item<float>() + 2e-4f);
+    special.narrow(0, n - 1, 1).fill_(3e38f);
+    const auto close = [](double a, double b) {
+        return a == b || (std::isnan(a) && std::isnan(b)) ||
+               std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+    };
+    const std::pair<const at::Tensor*, const at::Tensor*> cases[] = {{&out, &ref},
+                                                                     {&special, &specialRef}};
+    for (const auto& [o, r] : cases)
+        for (const auto& [atol, rtol] :
+             {std::pair<double, double>{1e-4, 1e-4}, {1e-2, 1e-2}, {1e-9, 1e-4}, {0.0, 0.0}}) {
+            const auto kernel = figuresOnDevice(*o, *r, atol, rtol);
+            const PieceFigures expected = pieceFigures(*o, *r, atol, rtol);
+            if (kernel && kernel->outside == expected.outside && kernel->nans == expected.nans &&
+                kernel->maxAbs == expected.maxAbs && kernel->maxRel == expected.maxRel &&
+                close(kernel->errorSquares, expected.errorSquares) &&
+                close(kernel->referenceSquares, expected.referenceSquares))
+                continue;
+            const auto text = [](const PieceFigures& f) {
+                return std::to_string(f.outside) + " outside, " + std::to_string(f.nans) +
+                       " NaN, largest errors " + std::to_string(f.maxAbs) + " and " +
+                       std::to_string(f.maxRel) + ", squares " + std::to_string(f.errorSquares) +
+                       " and " + std::to_string(f.referenceSquares);
+            };
+            throw Error("the evaluator's comparison kernel disagrees with LibTorch's operators "
+                        "(atol " +
+                        std::to_string(atol) + ", rtol " + std::to_string(rtol) +
+                        "): " + (kernel ? text(*kernel) : std::string("no figures")) + " against " +
+                        text(expected));
+        }
+}
+
 void GpuRun::scrubShared(const PoisonPattern& pattern) {
     const int words = m_gpu.scrubBytes / 4;
     unsigned p = pattern.shared;
@@ -275,7 +393,7 @@ bool GpuRun::correctness(const std::string& preset, int trials, std::uint64_t ba
             if (pass == 0) {
                 referenceIntact = fingerprints(reference, key) == referencePrints;
                 lap("checks");
-                c = compareOutputs(passes[0], reference, m_task, m_options);
+                c = compareOutputs(passes[0], reference, m_task, m_options, comparer());
                 lap("comparison");
                 // The second call runs without the reference's output, which is not needed past
                 // the comparison: a trial holds the inputs and two sets of outputs at most.
@@ -319,7 +437,7 @@ bool GpuRun::correctness(const std::string& preset, int trials, std::uint64_t ba
             trial.detail = "a kernel wrote outside its tensors";
         }
         if (trial.passed) {
-            const Agreement agree = agreement(passes[0], passes[1], m_task, m_options);
+            const Agreement agree = agreement(passes[0], passes[1], m_task, m_options, comparer());
             lap("comparison");
             if (agree == Agreement::Different) {
                 addFlag(m_r, "uninitialised_output",

@@ -58,6 +58,15 @@ private:
     // The same for a candidate's outputs; nullopt where they have no plain bytes to read.
     std::optional<std::vector<std::uint64_t>>
     outputFingerprints(const std::vector<at::Tensor>& outputs, const FingerprintKey& key);
+    // A float32 piece's comparison figures by the evaluator's own kernel (one pass, no
+    // temporaries); nullopt for any other piece, which LibTorch's operators then compare.
+    std::optional<PieceFigures> figuresOnDevice(const at::Tensor& out, const at::Tensor& ref,
+                                                double atol, double rtol);
+    PieceComparer comparer();
+    // Once per GPU: the kernel's figures must be LibTorch's on outputs made to hit every case
+    // (NaN, infinities, zeros, errors at the edge of the tolerance); throws if they are not, so
+    // that no verdict rests on a kernel that disagrees.
+    void checkComparer();
     // Runs trials of one preset. Returns false when the evaluation ends here (verdict set).
     bool correctness(const std::string& preset, int trials, std::uint64_t base,
                      const std::string& stage);

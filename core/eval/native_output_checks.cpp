@@ -126,8 +126,37 @@ std::string unmaterialisedOutput(const std::vector<at::Tensor>& out,
     return {};
 }
 
+PieceFigures pieceFigures(const at::Tensor& out, const at::Tensor& ref, double atol, double rtol) {
+    const auto work =
+        ref.scalar_type() == c10::ScalarType::Double ? torch::kFloat64 : torch::kFloat32;
+    const at::Tensor of = out.to(work);
+    const at::Tensor rf = ref.to(work);
+    const at::Tensor diff = (of - rf).abs_();
+    const at::Tensor scale = rf.abs();
+    // Errors over the finite elements only (JSON has no infinity); the detail counts NaNs.
+    const double big = std::numeric_limits<float>::max();
+    const at::Tensor finiteDiff = torch::nan_to_num(diff, 0.0, big, big);
+    // Each figure in its own statement, so that its temporaries go before the next one's are
+    // made; then all of them in one tensor: one wait for the GPU per piece.
+    const at::Tensor bad = diff.le(scale * rtol + atol).logical_not_().sum();
+    const at::Tensor nans = of.isnan().sum();
+    const at::Tensor largestAbs = finiteDiff.max();
+    const at::Tensor largestRel =
+        torch::nan_to_num(finiteDiff.div(scale.clamp_min_(1e-30)), 0.0, big, big).max();
+    const at::Tensor errorSum = finiteDiff.square().sum(torch::kDouble);
+    const at::Tensor referenceSum = rf.square().sum(torch::kDouble);
+    const at::Tensor host = torch::stack({bad.to(torch::kDouble), nans.to(torch::kDouble),
+                                          largestAbs.to(torch::kDouble),
+                                          largestRel.to(torch::kDouble), errorSum, referenceSum})
+                                .cpu();
+    const double* f = host.data_ptr<double>();
+    return {
+        static_cast<std::int64_t>(f[0]), static_cast<std::int64_t>(f[1]), f[2], f[3], f[4], f[5]};
+}
+
 Comparison compareOutputs(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref,
-                          const Task& task, const EvalOptions& options) {
+                          const Task& task, const EvalOptions& options,
+                          const PieceComparer& comparer) {
     Comparison c = compareLayout(out, ref);
     if (!c.passed)
         return c;
@@ -155,8 +184,6 @@ Comparison compareOutputs(const std::vector<at::Tensor>& out, const std::vector<
         Tolerance tol = task.tolerance(dtype);
         if (options.tolerance)
             tol = Tolerance{*options.tolerance, *options.tolerance};
-        const auto work =
-            r.scalar_type() == c10::ScalarType::Double ? torch::kFloat64 : torch::kFloat32;
         // A piece at a time: the temporaries of a whole output of the largest presets (several
         // of its size) would take more GPU memory than the evaluation's own tensors, and the
         // counts and maxima are the same whatever the pieces.
@@ -165,38 +192,23 @@ Comparison compareOutputs(const std::vector<at::Tensor>& out, const std::vector<
         const std::int64_t total = rFlat.numel();
         std::int64_t badCount = 0;
         std::int64_t nanCount = 0;
-        // Squared L2 norms of the error (finite elements) and of the reference, summed in double.
         double errorSquares = 0;
         double referenceSquares = 0;
-        // Errors over the finite elements only (JSON has no infinity); the detail counts NaNs.
-        const double big = std::numeric_limits<float>::max();
         for (std::int64_t at = 0; at < total; at += kComparePiece) {
             const std::int64_t n = std::min(kComparePiece, total - at);
-            const at::Tensor of = oFlat.narrow(0, at, n).to(work);
-            const at::Tensor rf = rFlat.narrow(0, at, n).to(work);
-            const at::Tensor diff = (of - rf).abs_();
-            const at::Tensor scale = rf.abs();
-            const at::Tensor finiteDiff = torch::nan_to_num(diff, 0.0, big, big);
-            // Each figure in its own statement, so that its temporaries go before the next one's
-            // are made; then all of them in one tensor: one wait for the GPU per piece.
-            const at::Tensor bad = diff.le(scale * tol.rtol + tol.atol).logical_not_().sum();
-            const at::Tensor nans = of.isnan().sum();
-            const at::Tensor largestAbs = finiteDiff.max();
-            const at::Tensor largestRel =
-                torch::nan_to_num(finiteDiff.div(scale.clamp_min_(1e-30)), 0.0, big, big).max();
-            const at::Tensor errorSum = finiteDiff.square().sum(torch::kDouble);
-            const at::Tensor referenceSum = rf.square().sum(torch::kDouble);
-            const at::Tensor figures = torch::stack(
-                {bad.to(torch::kDouble), nans.to(torch::kDouble), largestAbs.to(torch::kDouble),
-                 largestRel.to(torch::kDouble), errorSum, referenceSum});
-            const at::Tensor host = figures.cpu();
-            const double* f = host.data_ptr<double>();
-            badCount += static_cast<std::int64_t>(f[0]);
-            nanCount += static_cast<std::int64_t>(f[1]);
-            c.maxAbs = std::max(c.maxAbs, f[2]);
-            c.maxRel = std::max(c.maxRel, f[3]);
-            errorSquares += f[4];
-            referenceSquares += f[5];
+            const at::Tensor op = oFlat.narrow(0, at, n);
+            const at::Tensor rp = rFlat.narrow(0, at, n);
+            std::optional<PieceFigures> f;
+            if (comparer)
+                f = comparer(op, rp, tol.atol, tol.rtol);
+            if (!f)
+                f = pieceFigures(op, rp, tol.atol, tol.rtol);
+            badCount += f->outside;
+            nanCount += f->nans;
+            c.maxAbs = std::max(c.maxAbs, f->maxAbs);
+            c.maxRel = std::max(c.maxRel, f->maxRel);
+            errorSquares += f->errorSquares;
+            referenceSquares += f->referenceSquares;
         }
         if (badCount > 0) {
             c.passed = false;
@@ -227,7 +239,7 @@ Comparison compareOutputs(const std::vector<at::Tensor>& out, const std::vector<
 }
 
 Agreement agreement(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b,
-                    const Task& task, const EvalOptions& options) {
+                    const Task& task, const EvalOptions& options, const PieceComparer& comparer) {
     if (a.size() != b.size())
         return Agreement::Different;
     bool identical = true;
@@ -239,8 +251,8 @@ Agreement agreement(const std::vector<at::Tensor>& a, const std::vector<at::Tens
     }
     if (identical)
         return Agreement::Identical;
-    return compareOutputs(a, b, task, options).passed ? Agreement::WithinTolerance
-                                                      : Agreement::Different;
+    return compareOutputs(a, b, task, options, comparer).passed ? Agreement::WithinTolerance
+                                                                : Agreement::Different;
 }
 
 void fillPattern(at::Tensor flat, const PoisonPattern& p) {

@@ -9,6 +9,8 @@
 #include "core/tasks/task.h"
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,17 +39,41 @@ Comparison compareLayout(const std::vector<at::Tensor>& out, const std::vector<a
 std::string unmaterialisedOutput(const std::vector<at::Tensor>& out,
                                  const std::vector<at::Tensor>& arguments);
 
+// What the comparison needs of one piece of a floating output: how many elements are outside
+// |out - ref| <= atol + rtol * |ref| (NaN never within), how many of the output's are NaN, the
+// largest absolute and relative errors over the finite elements, and the squared L2 norms of
+// those errors and of the reference (summed in double).
+struct PieceFigures {
+    std::int64_t outside = 0;
+    std::int64_t nans = 0;
+    double maxAbs = 0;
+    double maxRel = 0;
+    double errorSquares = 0;
+    double referenceSquares = 0;
+};
+
+// The figures with LibTorch's operators, in float32 (float64 for float64 pieces).
+PieceFigures pieceFigures(const at::Tensor& out, const at::Tensor& ref, double atol, double rtol);
+
+// Another way to work out a piece's figures (the evaluator's own kernel on the GPU, one pass);
+// nullopt where it does not apply, and pieceFigures serves.
+using PieceComparer = std::function<std::optional<PieceFigures>(
+    const at::Tensor& out, const at::Tensor& ref, double atol, double rtol)>;
+
 // The candidate's outputs against the reference's: count, shape, dtype and device must match;
 // integers and booleans exactly, floating outputs within the task's tolerance for their dtype
-// (or the options' override), |out - ref| <= atol + rtol * |ref|, NaN never within.
+// (or the options' override), |out - ref| <= atol + rtol * |ref|, NaN never within, and each
+// output as a whole within (atol + rtol) of the reference's L2 norm.
 Comparison compareOutputs(const std::vector<at::Tensor>& out, const std::vector<at::Tensor>& ref,
-                          const Task& task, const EvalOptions& options);
+                          const Task& task, const EvalOptions& options,
+                          const PieceComparer& comparer = {});
 
 // Two passes of one trial agree: bitwise, within tolerance, or not at all.
 enum class Agreement { Identical, WithinTolerance, Different };
 
 Agreement agreement(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b,
-                    const Task& task, const EvalOptions& options);
+                    const Task& task, const EvalOptions& options,
+                    const PieceComparer& comparer = {});
 
 // The bits written into memory a candidate has not initialised, per element size (and for
 // 16-bit floats per format), and into shared memory before each pass.

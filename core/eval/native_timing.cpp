@@ -200,7 +200,8 @@ void GpuRun::timing(std::uint64_t base) {
         [&](int i, const std::vector<at::Tensor>& in, const std::vector<at::Tensor>& out) {
             if (!checked.count(i) || !cachedProblem.empty())
                 return;
-            const Comparison c = compareOutputs(out, callReference(in, params), m_task, m_options);
+            const Comparison c =
+                compareOutputs(out, callReference(in, params), m_task, m_options, comparer());
             if (!c.passed)
                 cachedProblem = c.detail;
         });
