@@ -139,6 +139,18 @@ std::vector<at::Tensor> GpuRun::callCandidate(torch::jit::Function& fn, KernelLa
     return outputsOf(returned);
 }
 
+void GpuRun::launchGridStride(cu::Function kernel, unsigned long long elements,
+                              std::vector<void*>& args) {
+    // Blocks of 256 threads, at most eight per multiprocessor: each thread loops over the rest.
+    const unsigned long long wanted = (elements + 255) / 256;
+    const unsigned cap = static_cast<unsigned>(std::max(1, m_gpu.info.multiprocessors)) * 8;
+    const unsigned grid[3] = {static_cast<unsigned>(std::max<unsigned long long>(
+                                  1, std::min<unsigned long long>(wanted, cap))),
+                              1, 1};
+    const unsigned block[3] = {256, 1, 1};
+    launchKernel(kernel, grid, block, 0, m_gpu.stream->handle(), args);
+}
+
 std::vector<std::uint64_t> GpuRun::fingerprints(const std::vector<at::Tensor>& tensors,
                                                 const FingerprintKey& key) {
     auto sums = torch::zeros({static_cast<int64_t>(tensors.size())},
@@ -175,13 +187,7 @@ std::vector<std::uint64_t> GpuRun::fingerprints(const std::vector<at::Tensor>& t
         unsigned long long k1 = key.k1;
         void* sum = sums.data_ptr<int64_t>() + i;
         std::vector<void*> args = {&words, &count, &tail, &tailBytes, &k0, &k1, &sum};
-        const unsigned long long wanted = (count + 255) / 256;
-        const unsigned cap = static_cast<unsigned>(std::max(1, m_gpu.info.multiprocessors)) * 8;
-        const unsigned grid[3] = {static_cast<unsigned>(std::max<unsigned long long>(
-                                      1, std::min<unsigned long long>(wanted, cap))),
-                                  1, 1};
-        const unsigned block[3] = {256, 1, 1};
-        launchKernel(m_gpu.fingerprint, grid, block, 0, m_gpu.stream->handle(), args);
+        launchGridStride(m_gpu.fingerprint, count, args);
     }
     const auto host = sums.cpu();
     const int64_t* summed = host.data_ptr<int64_t>();
@@ -228,13 +234,7 @@ std::optional<PieceFigures> GpuRun::figuresOnDevice(const at::Tensor& out, const
     void* maxima = figures.data_ptr<int64_t>() + 2;
     void* sums = figures.data_ptr<int64_t>() + 3;
     std::vector<void*> args = {&o, &r, &n, &a, &t, &counts, &maxima, &sums};
-    const unsigned long long wanted = (n + 255) / 256;
-    const unsigned cap = static_cast<unsigned>(std::max(1, m_gpu.info.multiprocessors)) * 8;
-    const unsigned grid[3] = {static_cast<unsigned>(std::max<unsigned long long>(
-                                  1, std::min<unsigned long long>(wanted, cap))),
-                              1, 1};
-    const unsigned block[3] = {256, 1, 1};
-    launchKernel(m_gpu.compare, grid, block, 0, m_gpu.stream->handle(), args);
+    launchGridStride(m_gpu.compare, n, args);
     const at::Tensor host = figures.cpu();
     const auto* words = static_cast<const unsigned char*>(host.data_ptr());
     std::uint64_t outside = 0;

@@ -46,6 +46,10 @@ private:
                                           const std::vector<at::Tensor>& inputs,
                                           const std::vector<at::Tensor>& params);
     void scrubShared(const PoisonPattern& pattern);
+    // Launches one of the evaluator's own kernels that loops over `elements` (grid-stride) on
+    // the evaluator's stream.
+    void launchGridStride(cu::Function kernel, unsigned long long elements,
+                          std::vector<void*>& args);
     // A key drawn for each trial, unknown to the candidate: a kernel that changes a tensor cannot
     // arrange for its fingerprint to stay the same.
     struct FingerprintKey {
