@@ -336,26 +336,32 @@ PY
                 fi
                 model="${NANO_MODEL:-dice-nano}"
                 label="${NANO_EVAL_LABEL:+-$NANO_EVAL_LABEL}"
+                # This run's result files, named by set; only they are copied out, so that an
+                # earlier run's, with another label, stay here.
+                sets=(heldout-variant heldout-family infill-heldout-variant
+                    kernelbench-style-heldout-variant kernelbench-level1)
+                named() { echo "nano-eval-$1$label-$device.json"; }
                 rm -rf eval-* kernelbench-level1
+                for one in "${sets[@]}"; do rm -f "$(named "$one")"; done
                 # One evaluation that fails does not stop the others; the step fails.
                 failed=0
                 "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
                     --curation curation.json --split heldout_variant --limit 24 --work eval-variant \
-                    --output "nano-eval-heldout-variant$label-$device.json" || failed=1
+                    --output "$(named heldout-variant)" || failed=1
                 "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
                     --split heldout_family --limit 10 --work eval-family \
-                    --output "nano-eval-heldout-family$label-$device.json" || failed=1
+                    --output "$(named heldout-family)" || failed=1
                 "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
                     --curation curation.json --split heldout_variant --kind infill --limit 24 \
                     --max-tokens 512 --work eval-infill \
-                    --output "nano-eval-infill-heldout-variant$label-$device.json" || failed=1
+                    --output "$(named infill-heldout-variant)" || failed=1
                 # The same held-out variants asked as imported KernelBench problems, where the
                 # corpus has them (dice data synth --kernelbench-style).
                 if grep -q '"style":"kernelbench"' corpus/corpus.jsonl; then
                     "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
                         --split heldout_variant --style kernelbench --limit 24 \
                         --work eval-variant-kernelbench \
-                        --output "nano-eval-kernelbench-style-heldout-variant$label-$device.json" ||
+                        --output "$(named kernelbench-style-heldout-variant)" ||
                         failed=1
                 fi
                 kb="$(kernelbench_dir)"
@@ -369,9 +375,11 @@ PY
                         --output kernelbench-level1 || failed=1
                     "$python" nano_eval.py --dice "$dice" --model "$model" \
                         --tasks kernelbench-level1 --limit 100 --work eval-kernelbench \
-                        --output "nano-eval-kernelbench-level1$label-$device.json" || failed=1
+                        --output "$(named kernelbench-level1)" || failed=1
                 fi
-                cp nano-eval-*.json "$out/"
+                for one in "${sets[@]}"; do
+                    [[ ! -f "$(named "$one")" ]] || cp "$(named "$one")" "$out/"
+                done
                 exit "$failed"
                 ;;
             esac
