@@ -14,4 +14,11 @@ std::string formatFixed(double value, int digits) {
     return out.str();
 }
 
+std::string formatScientific(double value, int digits) {
+    std::ostringstream out;
+    out.imbue(std::locale::classic());
+    out << std::scientific << std::setprecision(digits) << value;
+    return out.str();
+}
+
 } // namespace dice

@@ -9,10 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
 #include <limits>
-#include <locale>
-#include <sstream>
 
 namespace dice::native {
 
@@ -21,14 +18,6 @@ namespace {
 // Elements compared at once: 64 Mi, so that the comparison's temporaries stay near a gigabyte
 // however large the output.
 constexpr std::int64_t kComparePiece = std::int64_t(1) << 26;
-
-// A ratio in scientific notation, whatever the locale: "1.50e-04".
-std::string scientific(double value) {
-    std::ostringstream out;
-    out.imbue(std::locale::classic());
-    out << std::scientific << std::setprecision(2) << value;
-    return out.str();
-}
 
 } // namespace
 
@@ -228,10 +217,11 @@ Comparison compareOutputs(const std::vector<at::Tensor>& out, const std::vector<
         const double size = std::sqrt(referenceSquares);
         if (size > 0 && error > (tol.atol + tol.rtol) * size) {
             c.passed = false;
-            c.detail =
-                which + "every element is within atol " + formatFixed(tol.atol, 6) + ", rtol " +
-                formatFixed(tol.rtol, 6) + ", but the output as a whole is not: its L2 error is " +
-                scientific(error / size) + " of the reference's L2 norm (at most atol + rtol)";
+            c.detail = which + "every element is within atol " + formatFixed(tol.atol, 6) +
+                       ", rtol " + formatFixed(tol.rtol, 6) +
+                       ", but the output as a whole is not: its L2 error is " +
+                       formatScientific(error / size, 2) +
+                       " of the reference's L2 norm (at most atol + rtol)";
             return c;
         }
     }

@@ -6,6 +6,7 @@
 #include "core/selftest/model_checks.h"
 
 #include "core/common/error.h"
+#include "core/common/number_format.h"
 #include "core/cuda/cuda_driver.h"
 #include "core/diffusion/qwen3_network.h"
 #include "core/diffusion/sdar_sampler.h"
@@ -15,7 +16,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <sstream>
 
 namespace dice {
 
@@ -37,13 +37,6 @@ at::Tensor fixtureTensor(const std::shared_ptr<const SafetensorsFile>& file,
     if (!entry)
         throw FileError(file->path(), "has no tensor '" + name + "'");
     return safetensorsTensor(file, *entry).clone();
-}
-
-std::string format(double value) {
-    std::ostringstream out;
-    out.precision(2);
-    out << std::scientific << value;
-    return out.str();
 }
 
 } // namespace
@@ -155,9 +148,9 @@ void checkModelCachedDecoding(CheckResult& result) {
     result.data["block1_max_abs_difference"] = autoregressive;
     if (!(blockFour <= 1e-4) || !(autoregressive <= 1e-4))
         throw Error("cached decoding differs from the block-causal forward pass by " +
-                    format(std::max(blockFour, autoregressive)));
+                    formatScientific(std::max(blockFour, autoregressive), 2));
     result.message = "prefill + denoise + commit match the block-causal forward pass within " +
-                     format(std::max(blockFour, autoregressive)) + " (fp32, CPU)";
+                     formatScientific(std::max(blockFour, autoregressive), 2) + " (fp32, CPU)";
 }
 
 // Continuous batching on a real model: six prompts with uneven budgets sampled at temperature 1
@@ -243,8 +236,9 @@ void checkModelGpu(CheckResult& result) {
         const double parity = fixtureDeviation(*model, fixture);
         result.data["transformers_max_abs_difference"] = parity;
         if (!(parity <= 1e-4))
-            throw Error("float32 logits on the GPU differ from transformers' by " + format(parity));
-        message += "transformers parity " + format(parity) + "; ";
+            throw Error("float32 logits on the GPU differ from transformers' by " +
+                        formatScientific(parity, 2));
+        message += "transformers parity " + formatScientific(parity, 2) + "; ";
     } else {
         message += "no parity fixture (set DICE_QWEN3_FIXTURE); ";
     }
@@ -263,9 +257,10 @@ void checkModelGpu(CheckResult& result) {
     result.data["cached_unfused_max_abs_difference"] = unfused;
     const double worst = std::max({graphs, eager, unfused});
     if (!(worst <= 1e-4))
-        throw Error("cached decoding on the GPU differs from the forward pass by " + format(worst) +
-                    " (fused with graphs " + format(graphs) + ", fused eager " + format(eager) +
-                    ", unfused eager " + format(unfused) + ")");
+        throw Error("cached decoding on the GPU differs from the forward pass by " +
+                    formatScientific(worst, 2) + " (fused with graphs " +
+                    formatScientific(graphs, 2) + ", fused eager " + formatScientific(eager, 2) +
+                    ", unfused eager " + formatScientific(unfused, 2) + ")");
 
     // The fused kernels in 16-bit types against LibTorch's operators on the same passes: both
     // round every step to the dtype, so they differ only where a sum's order does.
@@ -279,8 +274,9 @@ void checkModelGpu(CheckResult& result) {
         result.data["fused_" + toString(dtype) + "_relative_difference"] = fusedDifference;
         if (!(fusedDifference <= 2e-2))
             throw Error("fused " + toString(dtype) + " decoding passes differ from LibTorch's by " +
-                        format(fusedDifference) + " of the logits' range");
-        message += "fused " + toString(dtype) + " within " + format(fusedDifference) + "; ";
+                        formatScientific(fusedDifference, 2) + " of the logits' range");
+        message +=
+            "fused " + toString(dtype) + " within " + formatScientific(fusedDifference, 2) + "; ";
         // The layers' products through the fused kernel for few rows (two rows of 4: 8).
         half->setSmallRowProducts(true);
         const double smallRows = fusedAgainstUnfused(*half, 4, 13);
@@ -289,8 +285,8 @@ void checkModelGpu(CheckResult& result) {
         if (!(smallRows <= 2e-2))
             throw Error("fused " + toString(dtype) +
                         " passes with the products for few rows differ from LibTorch's by " +
-                        format(smallRows) + " of the logits' range");
-        message += "with the products for few rows within " + format(smallRows) + "; ";
+                        formatScientific(smallRows, 2) + " of the logits' range");
+        message += "with the products for few rows within " + formatScientific(smallRows, 2) + "; ";
     }
 
     // Greedy decoding of a batch of different lengths, with and without graphs, and each
@@ -317,7 +313,8 @@ void checkModelGpu(CheckResult& result) {
     const std::string pooled = pooledAsAtOnce(network);
     if (!pooled.empty())
         throw Error(pooled + " (with CUDA graphs)");
-    result.message = message + "cached decoding within " + format(std::max(graphs, eager)) +
+    result.message = message + "cached decoding within " +
+                     formatScientific(std::max(graphs, eager), 2) +
                      " (graphs and eager); batched greedy decoding identical with and without "
                      "graphs and alone; a pool of 2 rows refilled as sequences finish samples "
                      "as all at once";
