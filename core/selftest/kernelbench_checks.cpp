@@ -158,7 +158,12 @@ void checkHostileAnswers(CheckResult& result) {
         for (std::size_t at = source.find("OUTSIDE"); at != std::string::npos;
              at = source.find("OUTSIDE", at))
             source.replace(at, 7, outside.string());
-        const EvaluationResult r = evaluator.evaluate({name, 1, problem, source}, options);
+        KernelBenchOptions answerOptions = options;
+        if (answer.contains("tolerance")) {
+            answerOptions.atol = answer.value("tolerance", options.atol);
+            answerOptions.rtol = answerOptions.atol;
+        }
+        const EvaluationResult r = evaluator.evaluate({name, 1, problem, source}, answerOptions);
         std::vector<std::string> flags;
         for (const auto& f : r.flags)
             flags.push_back(f.code);

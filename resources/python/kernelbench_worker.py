@@ -912,9 +912,16 @@ def compare_outputs(expected, actual, device, atol, rtol, record):
         compute = e.dtype if e.is_floating_point() else torch.float32
         abs_error = 0.0
         rel_error = 0.0
+        error_squares = 0.0
+        reference_squares = 0.0
         same = True
         for piece, answer in output_pieces(e, a, device):
             difference = (answer.to(compute) - piece.to(compute)).abs()
+            if e.is_floating_point():
+                # Norms in float32 at least: a float16 piece's squares overflow at 256.
+                wide = torch.float64 if e.dtype == torch.float64 else torch.float32
+                error_squares += float(torch.linalg.vector_norm(difference, dtype=wide)) ** 2
+                reference_squares += float(torch.linalg.vector_norm(piece, dtype=wide)) ** 2
             if bool(torch.isfinite(difference).all()):
                 abs_error = max(abs_error, float(difference.max()))
                 rel_error = max(rel_error, float(
@@ -937,6 +944,16 @@ def compare_outputs(expected, actual, device, atol, rtol, record):
                 return "values differ: max abs error %.3g, max rel error %.3g (atol=rtol=%g)" % (
                     abs_error, rel_error, atol)
             return "values differ (exact comparison of %s)" % e.dtype
+        # The same rule over the output as a whole, atol taken relative to the reference's size:
+        # where the reference's values are small against atol (a softmax over thousands of
+        # columns), zeros or another function's values are within atol of every element, and
+        # only the whole output tells them from a right answer.
+        error = math.sqrt(error_squares)
+        size = math.sqrt(reference_squares)
+        if size > 0 and error > (atol + rtol) * size:
+            return ("every element is within atol=rtol=%g, but the output as a whole is not: its "
+                    "L2 error is %.2e of the reference's L2 norm (at most atol + rtol)" % (
+                        atol, error / size))
     return None
 
 

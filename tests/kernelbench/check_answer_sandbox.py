@@ -26,13 +26,14 @@ ENV_SECRET = "the-environment's-secret-4b1d2e"
 
 def expectations(folder):
     """hostile.json: the problem file and, for each answer, the verdict and flag it must get and
-    the problem file it is judged against, and whether it is a timing control."""
+    the problem file it is judged against, whether it is a timing control, and its tolerance
+    (None for the worker's own)."""
     with open(os.path.join(folder, "hostile.json"), encoding="utf-8") as f:
         table = json.load(f)
     if table.get("format") != "dice-kernelbench-hostile/1":
         raise SystemExit("hostile.json: unknown format %r" % table.get("format"))
     return {a["name"]: (a["verdict"], a.get("flag"), a.get("problem", table["problem"]),
-                        bool(a.get("timing_control")))
+                        bool(a.get("timing_control")), a.get("tolerance"))
             for a in table["answers"]}
 
 
@@ -95,16 +96,19 @@ def main(argv):
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
             env=dict(os.environ, DICE_TEST_SECRET=ENV_SECRET))
         expected = expectations(fixtures)
-        for request_id, (name, (verdict, flag, problem_file, timing_control)) in enumerate(
-                sorted(expected.items()), start=7001):
+        for request_id, (name, expectation) in enumerate(sorted(expected.items()), start=7001):
+            verdict, flag, problem_file, timing_control, tolerance = expectation
             with open(os.path.join(fixtures, problem_file), encoding="utf-8") as f:
                 problem = f.read()
             source = open(os.path.join(fixtures, name + ".py")).read().replace("OUTSIDE", outside)
+            options = {"device_type": "cpu", "build_dir": os.path.join(work, "build"),
+                       "timing_trials": 20, "warmups": 2}
+            if tolerance is not None:
+                options.update(atol=tolerance, rtol=tolerance)
             worker.stdin.write(json.dumps({
                 "protocol": "dice-evald", "version": 1, "id": request_id, "type": "evaluate",
                 "task": name, "reference": problem, "candidate": source,
-                "options": {"device_type": "cpu", "build_dir": os.path.join(work, "build"),
-                            "timing_trials": 20, "warmups": 2}}) + "\n")
+                "options": options}) + "\n")
             worker.stdin.flush()
             while True:
                 line = worker.stdout.readline()

@@ -66,6 +66,26 @@ def main(argv):
     off_by_one[2999] += 1
     check("integers, one off", integers, off_by_one)
 
+    # Values small against atol: every element of zeros is within atol of a softmax over 16,384
+    # columns, so only the rule over the whole output tells zeros from the softmax.
+    softmax = torch.softmax(torch.randn(4, 16384, generator=generator), dim=1)
+    zeros = torch.zeros_like(softmax)
+    if not torch.allclose(zeros, softmax, atol=1e-2, rtol=1e-2):
+        failures.append("the softmax fixture is not small against atol")
+    record = {}
+    problem = worker.compare_outputs([softmax], [zeros], cpu, 1e-2, 1e-2, record)
+    if problem is None or "as a whole" not in problem:
+        failures.append("zeros for a softmax of small values: %r" % problem)
+    rounded = softmax.half().float()
+    problem = worker.compare_outputs([softmax], [rounded], cpu, 1e-2, 1e-2, record)
+    if problem is not None:
+        failures.append("the softmax rounded to float16: %r" % problem)
+    reference_zero = torch.zeros(3000)
+    problem = worker.compare_outputs([reference_zero], [reference_zero + 1e-5], cpu, 1e-4, 1e-4,
+                                     record)
+    if problem is not None:
+        failures.append("a reference of zeros, answers within atol: %r" % problem)
+
     # The worker's check that the answer left its inputs alone, piece by piece too.
     if not worker.same_values(integers, integers.clone(), cpu):
         failures.append("same_values: equal tensors differ")
