@@ -338,13 +338,17 @@ PY
                 label="${NANO_EVAL_LABEL:+-$NANO_EVAL_LABEL}"
                 # This run's result files, named by set; only they are copied out, so that an
                 # earlier run's, with another label, stay here.
-                sets=(heldout-variant heldout-family infill-heldout-variant
+                sets=(builtin heldout-variant heldout-family infill-heldout-variant
                     kernelbench-style-heldout-variant kernelbench-level1)
                 named() { echo "nano-eval-$1$label-$device.json"; }
                 rm -rf eval-* kernelbench-level1
                 for one in "${sets[@]}"; do rm -f "$(named "$one")"; done
                 # One evaluation that fails does not stop the others; the step fails.
                 failed=0
+                # The product's own 46 tasks, which a teacher tries first.
+                "$python" nano_eval.py --dice "$dice" --model "$model" \
+                    --tasks "$here/resources/tasks" --limit 100 --work eval-builtin \
+                    --output "$(named builtin)" || failed=1
                 "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
                     --curation curation.json --split heldout_variant --limit 24 --work eval-variant \
                     --output "$(named heldout-variant)" || failed=1
