@@ -6,12 +6,14 @@
   bench/nano_eval.py --dice DICE --model DIR --corpus DIR --split heldout_variant \
       --limit N --work DIR [--device cuda] [--preset small|bench] [--kind generate|infill]
       [--style native|kernelbench] [--curation FILE] [--output FILE]
-  bench/nano_eval.py --dice DICE --model DIR --tasks DIR --work DIR [--output FILE]
+  bench/nano_eval.py --dice DICE --model DIR --tasks DIR --work DIR [--kind generate|infill]
+      [--output FILE]
 
 --curation keeps the tasks a curation report (dice data curate --report) kept, so that the
 held-out variants are those of the families the model was trained on. --tasks evaluates every
 task file of a folder (such as KernelBench problems imported by `dice import kernelbench`) with
-the native generation prompt (`dice generate --task`).
+the native generation prompt (`dice generate --task`), or with --kind infill fills the skeleton
+of each task's built-in solution (every kernel body a hole, `dice generate --task --infill`).
 
 For infilling, the answer is the text of the hole and the candidate is the skeleton of the prompt
 with the hole filled. Prints the generation figures and writes WORK/candidates, WORK/tasks and the
@@ -94,6 +96,10 @@ def main():
             if extra.startswith(r["task"] + ".") and not extra.endswith(".json"):
                 shutil.copy(os.path.join(os.path.dirname(source), extra), tasks)
         ask = ["--task", source] if a.tasks else ["--prompt", r["prompt"], "--chat"]
+        if a.tasks and a.kind == "infill":
+            # The skeleton of the task's built-in solution, every hole filled in order as the
+            # Infill area's Fill all does; dice prints the filled program.
+            ask.append("--infill")
         start = time.time()
         out = subprocess.run([a.dice, "generate", "--model", a.model] + ask +
                              ["--device", a.device, "--max-tokens", str(a.max_tokens),
@@ -101,7 +107,7 @@ def main():
                              capture_output=True, text=True)
         seconds = time.time() - start
         answer = out.stdout
-        if a.kind == "infill":
+        if a.kind == "infill" and not a.tasks:
             # The prompt ends with the skeleton; its one hole takes the answer.
             skeleton = r["prompt"].split("Skeleton:\n", 1)[1]
             answer = re.sub(r"\{\{hole(:[A-Za-z0-9_]+)?\}\}", lambda m: answer.rstrip("\n"),

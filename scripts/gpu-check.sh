@@ -338,7 +338,7 @@ PY
                 label="${NANO_EVAL_LABEL:+-$NANO_EVAL_LABEL}"
                 # This run's result files, named by set; only they are copied out, so that an
                 # earlier run's, with another label, stay here.
-                sets=(builtin heldout-variant heldout-family infill-heldout-variant
+                sets=(builtin builtin-infill heldout-variant heldout-family infill-heldout-variant
                     kernelbench-style-heldout-variant kernelbench-level1)
                 named() { echo "nano-eval-$1$label-$device.json"; }
                 rm -rf eval-* kernelbench-level1
@@ -349,6 +349,9 @@ PY
                 "$python" nano_eval.py --dice "$dice" --model "$model" \
                     --tasks "$here/resources/tasks" --limit 100 --work eval-builtin \
                     --output "$(named builtin)" || failed=1
+                "$python" nano_eval.py --dice "$dice" --model "$model" \
+                    --tasks "$here/resources/tasks" --kind infill --limit 100 --max-tokens 384 \
+                    --work eval-builtin-infill --output "$(named builtin-infill)" || failed=1
                 "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
                     --curation curation.json --split heldout_variant --limit 24 --work eval-variant \
                     --output "$(named heldout-variant)" || failed=1

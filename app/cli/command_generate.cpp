@@ -2,11 +2,14 @@
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
 #include "core/common/error.h"
+#include "core/common/file_util.h"
 #include "core/cuda/torch_cuda_bridge.h"
 #include "core/diffusion/decode_trace.h"
 #include "core/engine/model_session.h"
+#include "core/infill/infill_plan.h"
 #include "core/model/cpu_threads.h"
 #include "core/prompts/native_prompts.h"
+#include "core/tasks/holes.h"
 #include "core/tasks/task.h"
 
 #include <nlohmann/json.hpp>
@@ -16,14 +19,16 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <optional>
 
 namespace dice::cli {
 
 namespace {
 
 const char* const kUsage =
-    "usage: dice generate --model DIR (--prompt TEXT [--chat] | --task TASK) [--block N]\n"
-    "                     [--steps N]\n"
+    "usage: dice generate --model DIR (--prompt TEXT [--chat] | --task TASK\n"
+    "                     [--infill [--skeleton FILE]]) [--block N] [--steps N]\n"
     "                     [--strategy static|dynamic|sequential|entropy] [--threshold X]\n"
     "                     [--eb-threshold X] [--temperature X] [--top-k N] [--top-p X]\n"
     "                     [--raw-confidence] [--max-tokens N] [--seed N] [--device cpu|cuda]\n"
@@ -32,17 +37,54 @@ const char* const kUsage =
     "tokenizer.json, model.safetensors or a sharded index). --chat wraps the prompt in the\n"
     "Qwen3 chat template. --task asks for a candidate of a task (a built-in task's name or a\n"
     "task file) with the native generation prompt (the embedded model's), in the chat\n"
-    "template. Decoding is greedy unless --temperature is above 0, as in the Generate area.\n"
+    "template. --infill fills every hole of a skeleton in order, as the Infill area's Fill\n"
+    "all does: the skeleton of the task's built-in solution (each kernel's body a hole), or\n"
+    "--skeleton FILE; the filled program goes to standard output (answers of 384 tokens at\n"
+    "most for a native skeleton, 2,048 for a KernelBench one, unless --max-tokens says).\n"
+    "Decoding is greedy unless --temperature is above 0, as in the Generate area.\n"
     "--trace writes one JSON line per decoding step. The answer goes to standard output,\n"
     "figures to standard error, and the loading progress too when it is a terminal.\n";
+
+// The skeleton --infill fills: the file given, else the task's built-in solution with every
+// kernel's body a hole, as the Infill area shows a built-in task.
+std::string infillSkeleton(const Task& task, const std::string& file) {
+    std::string text;
+    if (!file.empty()) {
+        text = readTextFile(file);
+    } else {
+        const auto solution =
+            std::filesystem::path(dataDirectory()) / "solutions" / (task.name + ".dice");
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(solution, ec))
+            throw Error("--infill: the task " + task.name +
+                        " has no built-in solution to make a skeleton of; give --skeleton FILE");
+        const auto made = makeSkeleton(readTextFile(solution.string()));
+        if (!made)
+            throw Error("--infill: the built-in solution of " + task.name + " has no kernel body");
+        text = made->text;
+    }
+    if (findHoles(text).empty())
+        throw Error("--infill: the skeleton has no hole ({{hole:NAME}})");
+    return text;
+}
+
+void printFigures(std::size_t promptTokens, const GenerationResult& r) {
+    const double seconds = r.milliseconds / 1000.0;
+    std::fprintf(stderr,
+                 "%zu prompt tokens, %zu answer tokens (%s) in %.2f s: %.1f tokens/s, %lld forward "
+                 "passes, %lld denoising steps\n",
+                 promptTokens, r.tokens.size(), toString(r.reason).c_str(), seconds,
+                 seconds > 0 ? static_cast<double>(r.tokens.size()) / seconds : 0.0,
+                 static_cast<long long>(r.forwardPasses), static_cast<long long>(r.denoisingSteps));
+}
 
 } // namespace
 
 int commandGenerate(const Invocation& in) {
-    const Arguments args(in.args, {"help", "chat", "raw-confidence"},
-                         {"model", "prompt", "task", "block", "steps", "strategy", "threshold",
-                          "eb-threshold", "temperature", "top-k", "top-p", "max-tokens", "seed",
-                          "device", "dtype", "trace", "threads"});
+    const Arguments args(in.args, {"help", "chat", "raw-confidence", "infill"},
+                         {"model", "prompt", "task", "skeleton", "block", "steps", "strategy",
+                          "threshold", "eb-threshold", "temperature", "top-k", "top-p",
+                          "max-tokens", "seed", "device", "dtype", "trace", "threads"});
     if (!args.ok()) {
         std::cerr << "dice generate: " << args.error() << "\n";
         return 2;
@@ -56,9 +98,21 @@ int commandGenerate(const Invocation& in) {
                   << kUsage;
         return 2;
     }
-    // A bad task file is reported before the model is loaded.
-    const std::string taskPrompt =
-        args.has("task") ? nativeGenerationPrompt(findTask(args.value("task"))) : std::string();
+    if ((args.flag("infill") || args.has("skeleton")) && !args.has("task")) {
+        std::cerr << "dice generate: --infill fills a skeleton for a task: --task is needed\n";
+        return 2;
+    }
+    if (args.has("skeleton") && !args.flag("infill")) {
+        std::cerr << "dice generate: --skeleton goes with --infill\n";
+        return 2;
+    }
+    // A bad task file or skeleton is reported before the model is loaded.
+    std::optional<Task> task;
+    if (args.has("task"))
+        task = findTask(args.value("task"));
+    const std::string taskPrompt = task ? nativeGenerationPrompt(*task) : std::string();
+    const std::string skeleton =
+        args.flag("infill") ? infillSkeleton(*task, args.value("skeleton")) : std::string();
     const std::string folder = args.value("model");
     const std::string device = args.value("device", "cpu");
     LoadOptions load;
@@ -109,31 +163,54 @@ int commandGenerate(const Invocation& in) {
     options.topK = args.integer("top-k", 0);
     options.topP = args.number("top-p", 1.0);
     options.rawConfidence = args.flag("raw-confidence");
-    options.maxTokens = args.integer("max-tokens", 512);
+    // Infilling answers are short, as in the Infill area: a kernel body, or a whole program for
+    // the KernelBench dialect.
+    const int defaultTokens = skeleton.empty()                                        ? 512
+                              : infillDialect(skeleton) == InfillDialect::KernelBench ? 2048
+                                                                                      : 384;
+    options.maxTokens = args.integer("max-tokens", defaultTokens);
     options.seed = static_cast<std::uint64_t>(args.integer("seed", 0));
 
-    const auto prompt = args.has("task")
-                            ? session->encodePrompt(taskPrompt, true)
-                            : session->encodePrompt(args.value("prompt"), args.flag("chat"));
     std::ofstream trace;
     if (args.has("trace")) {
         trace.open(args.value("trace"), std::ios::trunc);
         if (!trace)
             throw FileError(args.value("trace"), "cannot create the trace file");
     }
-    const TextGeneration out = session->generate(prompt, options, [&](const DecodeStep& step) {
+    const auto traceStep = [&](const DecodeStep& step) {
         if (trace.is_open())
             trace << toJson(step).dump() << "\n";
-    });
-    std::cout << out.text << std::endl;
-    const auto& r = out.result;
-    const double seconds = r.milliseconds / 1000.0;
-    std::fprintf(stderr,
-                 "%zu prompt tokens, %zu answer tokens (%s) in %.2f s: %.1f tokens/s, %lld forward "
-                 "passes, %lld denoising steps\n",
-                 prompt.size(), r.tokens.size(), toString(r.reason).c_str(), seconds,
-                 seconds > 0 ? static_cast<double>(r.tokens.size()) / seconds : 0.0,
-                 static_cast<long long>(r.forwardPasses), static_cast<long long>(r.denoisingSteps));
+    };
+    if (skeleton.empty()) {
+        const auto prompt = task ? session->encodePrompt(taskPrompt, true)
+                                 : session->encodePrompt(args.value("prompt"), args.flag("chat"));
+        const TextGeneration out = session->generate(prompt, options, traceStep);
+        std::cout << out.text << std::endl;
+        printFigures(prompt.size(), out.result);
+        return 0;
+    }
+    // Each hole in order, the holes filled before it shown as context, as Fill all does.
+    std::map<std::string, std::string> proposals;
+    for (const Hole& hole : findHoles(skeleton)) {
+        const std::string context = contextForHole(skeleton, hole.name, proposals);
+        const HolePrompt asked = promptForHole(context, hole.name, &*task);
+        if (asked.problem != HolePrompt::Problem::None)
+            throw Error("--infill: hole " + hole.name + ": " +
+                        (asked.message.empty() ? std::string("no prompt") : asked.message));
+        const auto prompt = session->encodePrompt(asked.text, true);
+        const TextGeneration out = session->generate(prompt, options, traceStep);
+        proposals[hole.name] = contentFromAnswer(context, hole.name, out.text).content;
+        std::fprintf(stderr, "hole %s: ", hole.name.c_str());
+        printFigures(prompt.size(), out.result);
+    }
+    // The filled program: markers replaced from the last, so the offsets before stay right.
+    std::string filled = skeleton;
+    const std::vector<Hole> holes = findHoles(skeleton);
+    for (auto h = holes.rbegin(); h != holes.rend(); ++h)
+        filled = fillHole(filled, *h, proposals[h->name]);
+    std::cout << filled;
+    if (!filled.empty() && filled.back() != '\n')
+        std::cout << "\n";
     return 0;
 }
 
