@@ -315,14 +315,18 @@ PY
                 cp "$report" curation.json
                 ;;
             nano-train)
+                # The curated corpus and the built-in tasks' own examples (the demo a teacher
+                # tries first; docs/dice-nano.md). 2,048 tokens keep all but the four longest
+                # built-in solutions.
                 rm -rf run
-                "$dice" train sft --corpus curated/corpus.jsonl --tokenizer dice-nano/tokenizer.json \
-                    --output run --size nano --steps 3000 --batch 32 --max-length 1024 --block 4 \
+                "$dice" data builtin --output builtin.jsonl || exit 1
+                cat curated/corpus.jsonl builtin.jsonl >train.jsonl
+                "$dice" train sft --corpus train.jsonl --tokenizer dice-nano/tokenizer.json \
+                    --output run --size nano --steps 3000 --batch 32 --max-length 2048 --block 4 \
                     --lr 1e-3 --warmup 150 --eval-every 250 --save-every 2000 --device cuda ||
                     exit 1
                 cp run/metrics.jsonl "$out/dice-nano-train-metrics-$device.jsonl"
-                mkdir -p "$out/model"
-                cp run/model/* "$out/model/"
+                tar -czf "$out/dice-nano-model.tar.gz" -C run model
                 ;;
             nano-eval)
                 # The curation of this session, else the committed one the embedded model was

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
+#include "core/common/error.h"
 #include "core/common/file_util.h"
 #include "core/data/corpus_curator.h"
 #include "core/data/corpus_kernelbench.h"
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -92,6 +94,44 @@ int synth(const std::vector<std::string>& words) {
     return 0;
 }
 
+int builtin(const std::vector<std::string>& words) {
+    const Arguments args(words, {"help"}, {"output"});
+    if (!args.ok()) {
+        std::cerr << "dice data builtin: " << args.error() << "\n";
+        return 2;
+    }
+    if (args.flag("help")) {
+        std::cout << "usage: dice data builtin --output FILE.jsonl\n\n"
+                     "Writes the training examples of the built-in tasks that have a native\n"
+                     "solution, as corpus.jsonl lines (docs/corpus-format.md): each task's\n"
+                     "generation example with the prompt of dice generate --task, and its\n"
+                     "infilling examples with the Infill area's prompts, split train.\n";
+        return 0;
+    }
+    if (!args.has("output")) {
+        std::cerr << "dice data builtin: --output FILE.jsonl is required\n";
+        return 2;
+    }
+    const std::string path = args.value("output");
+    std::ofstream file(path, std::ios::trunc);
+    if (!file)
+        throw FileError(path, "cannot create the file");
+    std::size_t tasks = 0;
+    std::size_t examples = 0;
+    for (const auto& t : builtinTrainingTasks()) {
+        ++tasks;
+        for (const auto& e : corpusExamples(t)) {
+            file << toJsonLine(e) << "\n";
+            ++examples;
+        }
+    }
+    file.close();
+    if (!file)
+        throw FileError(path, "could not be written");
+    std::cout << examples << " examples of " << tasks << " built-in tasks\n";
+    return 0;
+}
+
 int curate(const std::vector<std::string>& words, const std::vector<std::string>& argv) {
     const Arguments args(words, {"help"},
                          {"corpus", "output", "threshold", "time-every", "devices", "timing-trials",
@@ -159,7 +199,8 @@ int curate(const std::vector<std::string>& words, const std::vector<std::string>
 int commandData(const Invocation& in) {
     if (in.args.empty() || in.args[0] == "--help") {
         std::cout << "usage: dice data synth ...    generate the native corpus\n"
-                     "       dice data curate ...   keep its verified, fast solutions\n";
+                     "       dice data curate ...   keep its verified, fast solutions\n"
+                     "       dice data builtin ...  the built-in tasks' training examples\n";
         return in.args.empty() ? 2 : 0;
     }
     const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
@@ -167,6 +208,8 @@ int commandData(const Invocation& in) {
         return synth(rest);
     if (in.args[0] == "curate")
         return curate(rest, in.argv);
+    if (in.args[0] == "builtin")
+        return builtin(rest);
     std::cerr << "dice data: unknown subcommand '" << in.args[0] << "'\n";
     return 2;
 }

@@ -5,6 +5,7 @@
 #include "core/common/file_util.h"
 #include "core/prompts/native_prompts.h"
 #include "core/tasks/holes.h"
+#include "core/tasks/task.h"
 
 #include <nlohmann/json.hpp>
 
@@ -52,6 +53,24 @@ std::vector<CorpusExample> corpusExamples(const SynthTask& t) {
             nativeInfillPrompt(t.task, skeletonFilledBefore(*skeleton, target), infill.hole);
         infill.answer = skeleton->bodies[target];
         out.push_back(infill);
+    }
+    return out;
+}
+
+std::vector<SynthTask> builtinTrainingTasks() {
+    std::vector<SynthTask> out;
+    const auto solutions = std::filesystem::path(dataDirectory()) / "solutions";
+    for (auto& task : loadTaskSuite(builtinTaskDirectory()).tasks) {
+        const auto solution = solutions / (task.name + ".dice");
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(solution, ec))
+            continue;
+        SynthTask t;
+        t.solution = readTextFile(solution.string());
+        t.family = task.name;
+        t.split = CorpusSplit::Train;
+        t.task = std::move(task);
+        out.push_back(std::move(t));
     }
     return out;
 }

@@ -28,6 +28,12 @@ struct CorpusExample {
 // has the generation example only.
 std::vector<CorpusExample> corpusExamples(const SynthTask& task);
 
+// The built-in suite's tasks that have a native solution in the data folder, as training tasks of
+// their own family each (split train): the demo tasks a teacher tries first, which the embedded
+// model may learn (docs/dice-nano.md says so). They never enter a synthetic corpus, whose
+// curation and held-out splits stay about the synthetic families.
+std::vector<SynthTask> builtinTrainingTasks();
+
 // Writes DIR/tasks/NAME.json (with the parameter files of imported tasks), DIR/solutions/NAME.dice,
 // DIR/corpus.jsonl and DIR/manifest.json (families, splits, counts, the KernelBench-style tasks per
 // split, the options), and DIR/tokenizer-text.txt (the training split's prompts and answers as
