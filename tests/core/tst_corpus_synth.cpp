@@ -9,7 +9,10 @@
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/data/corpus_synth.h"
 #include "core/data/corpus_writer.h"
+#include "core/infill/infill_plan.h"
+#include "core/prompts/native_prompts.h"
 #include "core/tasks/holes.h"
+#include "core/tasks/task.h"
 
 #include <QtTest>
 
@@ -284,6 +287,43 @@ private Q_SLOTS:
         QVERIFY(infills > 100);
         QVERIFY(inOrder > 20);
         QVERIFY_THROWS_EXCEPTION(dice::Error, dice::corpusExampleFromJson("{\"id\": 3}"));
+    }
+
+    // The built-in tasks' examples ask exactly what the product asks: the generation prompt of
+    // dice generate --task and the Generate area, and the Infill area's prompt for each hole of
+    // the skeleton it shows, whose answers give the shipped solution back.
+    void builtinExamplesAskAsTheProductDoes() {
+        const auto tasks = dice::builtinTrainingTasks();
+        QCOMPARE(tasks.size(), std::size_t(46));
+        std::set<std::string> families;
+        for (const auto& t : tasks) {
+            QVERIFY(t.split == dice::CorpusSplit::Train);
+            families.insert(t.family);
+            const auto examples = dice::corpusExamples(t);
+            QCOMPARE(examples.front().prompt,
+                     dice::nativeGenerationPrompt(dice::findTask(t.task.name)));
+            QCOMPARE(examples.front().answer, t.solution);
+            const auto skeleton = dice::makeSkeleton(t.solution);
+            QVERIFY2(skeleton.has_value(), t.task.name.c_str());
+            std::map<std::string, std::string> proposals;
+            for (std::size_t i = 0; i < skeleton->holes.size(); ++i) {
+                const std::string& hole = skeleton->holes[i];
+                const auto asked = dice::promptForHole(
+                    dice::contextForHole(skeleton->text, hole, proposals), hole, &t.task);
+                const auto found =
+                    std::find_if(examples.begin(), examples.end(), [&](const auto& e) {
+                        return e.kind == "infill" && e.hole == hole && e.prompt == asked.text;
+                    });
+                QVERIFY2(found != examples.end(), (t.task.name + "/" + hole).c_str());
+                proposals[hole] = found->answer;
+            }
+            std::string filled = skeleton->text;
+            const auto holes = dice::findHoles(filled);
+            for (auto h = holes.rbegin(); h != holes.rend(); ++h)
+                filled = dice::fillHole(filled, *h, proposals[h->name]);
+            QCOMPARE(filled, t.solution);
+        }
+        QCOMPARE(families.size(), tasks.size());
     }
 };
 
