@@ -316,13 +316,13 @@ PY
                 ;;
             nano-train)
                 # The curated corpus and the built-in tasks' own examples (the demo a teacher
-                # tries first; docs/dice-nano.md). 2,048 tokens keep all but the four longest
-                # built-in solutions.
+                # tries first; docs/dice-nano.md). 4,096 tokens, the model's context, keep all
+                # but transformer_block's generation example.
                 rm -rf run
                 "$dice" data builtin --output builtin.jsonl || exit 1
                 cat curated/corpus.jsonl builtin.jsonl >train.jsonl
                 "$dice" train sft --corpus train.jsonl --tokenizer dice-nano/tokenizer.json \
-                    --output run --size nano --steps 3000 --batch 32 --max-length 2048 --block 4 \
+                    --output run --size nano --steps 3000 --batch 32 --max-length 4096 --block 4 \
                     --lr 1e-3 --warmup 150 --eval-every 250 --save-every 2000 --device cuda ||
                     exit 1
                 cp run/metrics.jsonl "$out/dice-nano-train-metrics-$device.jsonl"
