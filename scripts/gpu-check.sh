@@ -341,55 +341,76 @@ PY
                 model="${NANO_MODEL:-dice-nano}"
                 label="${NANO_EVAL_LABEL:+-$NANO_EVAL_LABEL}"
                 # This run's result files, named by set; only they are copied out, so that an
-                # earlier run's, with another label, stay here.
-                sets=(builtin builtin-infill heldout-variant heldout-family infill-heldout-variant
-                    kernelbench-style-heldout-variant kernelbench-level1)
+                # earlier run's, with another label, stay here. NANO_EVAL_SETS picks some sets,
+                # for a call whose time is short.
+                all_sets="builtin builtin-infill heldout-variant heldout-composition
+                    heldout-primitive heldout-family infill-heldout-variant
+                    kernelbench-style-heldout-variant kernelbench-level1"
+                read -r -d '' -a sets <<<"${NANO_EVAL_SETS:-$all_sets}" || true
                 named() { echo "nano-eval-$1$label-$device.json"; }
-                rm -rf eval-* kernelbench-level1
-                for one in "${sets[@]}"; do rm -f "$(named "$one")"; done
                 # One evaluation that fails does not stop the others; the step fails.
                 failed=0
-                # The product's own 46 tasks, which a teacher tries first.
-                "$python" nano_eval.py --dice "$dice" --model "$model" \
-                    --tasks "$here/resources/tasks" --limit 100 --work eval-builtin \
-                    --output "$(named builtin)" || failed=1
-                "$python" nano_eval.py --dice "$dice" --model "$model" \
-                    --tasks "$here/resources/tasks" --kind infill --limit 100 --max-tokens 384 \
-                    --work eval-builtin-infill --output "$(named builtin-infill)" || failed=1
-                "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
-                    --curation curation.json --split heldout_variant --limit 24 --work eval-variant \
-                    --output "$(named heldout-variant)" || failed=1
-                "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
-                    --split heldout_family --limit 10 --work eval-family \
-                    --output "$(named heldout-family)" || failed=1
-                "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
-                    --curation curation.json --split heldout_variant --kind infill --limit 24 \
-                    --max-tokens 512 --work eval-infill \
-                    --output "$(named infill-heldout-variant)" || failed=1
-                # The same held-out variants asked as imported KernelBench problems, where the
-                # corpus has them (dice data synth --kernelbench-style).
-                if grep -q '"style":"kernelbench"' corpus/corpus.jsonl; then
-                    "$python" nano_eval.py --dice "$dice" --model "$model" --corpus corpus \
-                        --split heldout_variant --style kernelbench --limit 24 \
-                        --work eval-variant-kernelbench \
-                        --output "$(named kernelbench-style-heldout-variant)" ||
-                        failed=1
-                fi
-                kb="$(kernelbench_dir)"
-                if [[ -d "$kb/level1" ]]; then
-                    mkdir -p kernelbench-covered
-                    grep -v '^#' "$here/bench/nano_kernelbench_level1.txt" |
-                        while read -r _ problem; do
-                            ln -sfn "$(cd "$kb/level1" && pwd)/$problem" "kernelbench-covered/$problem"
-                        done
-                    "$dice" import kernelbench kernelbench-covered --level 1 --python "$python" \
-                        --output kernelbench-level1 || failed=1
-                    "$python" nano_eval.py --dice "$dice" --model "$model" \
-                        --tasks kernelbench-level1 --limit 100 --work eval-kernelbench \
-                        --output "$(named kernelbench-level1)" || failed=1
-                fi
+                evaluate() {
+                    local set="$1"
+                    shift
+                    rm -rf "eval-$set"
+                    rm -f "$(named "$set")"
+                    "$python" nano_eval.py --dice "$dice" --model "$model" --work "eval-$set" \
+                        --output "$(named "$set")" "$@" || failed=1
+                    [[ ! -f "$(named "$set")" ]] || cp "$(named "$set")" "$out/"
+                }
                 for one in "${sets[@]}"; do
-                    [[ ! -f "$(named "$one")" ]] || cp "$(named "$one")" "$out/"
+                    case "$one" in
+                    builtin)
+                        # The product's own 46 tasks, which a teacher tries first.
+                        evaluate "$one" --tasks "$here/resources/tasks" --limit 100
+                        ;;
+                    builtin-infill)
+                        evaluate "$one" --tasks "$here/resources/tasks" --kind infill --limit 100 \
+                            --max-tokens 384
+                        ;;
+                    heldout-variant)
+                        evaluate "$one" --corpus corpus --curation curation.json \
+                            --split heldout_variant --limit 24
+                        ;;
+                    heldout-composition | heldout-primitive)
+                        # The expression trees held out by composition and by primitive.
+                        evaluate "$one" --corpus corpus --split "${one//-/_}" --limit 24
+                        ;;
+                    heldout-family)
+                        evaluate "$one" --corpus corpus --split heldout_family --limit 10
+                        ;;
+                    infill-heldout-variant)
+                        evaluate "$one" --corpus corpus --curation curation.json \
+                            --split heldout_variant --kind infill --limit 24 --max-tokens 512
+                        ;;
+                    kernelbench-style-heldout-variant)
+                        # The same held-out variants asked as imported KernelBench problems,
+                        # where the corpus has them (dice data synth --kernelbench-style).
+                        if grep -q '"style":"kernelbench"' corpus/corpus.jsonl; then
+                            evaluate "$one" --corpus corpus --split heldout_variant \
+                                --style kernelbench --limit 24
+                        fi
+                        ;;
+                    kernelbench-level1)
+                        kb="$(kernelbench_dir)"
+                        [[ -d "$kb/level1" ]] || continue
+                        rm -rf kernelbench-covered kernelbench-level1
+                        mkdir -p kernelbench-covered
+                        grep -v '^#' "$here/bench/nano_kernelbench_level1.txt" |
+                            while read -r _ problem; do
+                                ln -sfn "$(cd "$kb/level1" && pwd)/$problem" \
+                                    "kernelbench-covered/$problem"
+                            done
+                        "$dice" import kernelbench kernelbench-covered --level 1 \
+                            --python "$python" --output kernelbench-level1 || failed=1
+                        evaluate "$one" --tasks kernelbench-level1 --limit 100
+                        ;;
+                    *)
+                        echo "gpu-check: unknown nano-eval set '$one'" >&2
+                        failed=1
+                        ;;
+                    esac
                 done
                 exit "$failed"
                 ;;
