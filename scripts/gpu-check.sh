@@ -363,11 +363,12 @@ PY
                     case "$one" in
                     builtin)
                         # The product's own 46 tasks, which a teacher tries first.
-                        evaluate "$one" --tasks "$here/resources/tasks" --limit 100
+                        evaluate "$one" --tasks "$here/resources/tasks" --limit 100 \
+                            --max-tokens 4096
                         ;;
                     builtin-infill)
                         evaluate "$one" --tasks "$here/resources/tasks" --kind infill --limit 100 \
-                            --max-tokens 384
+                            --max-tokens 2048
                         ;;
                     heldout-variant)
                         evaluate "$one" --corpus corpus --curation curation.json \

@@ -39,9 +39,10 @@ const char* const kUsage =
     "task file) with the native generation prompt (the embedded model's), in the chat\n"
     "template. --infill fills every hole of a skeleton in order, as the Infill area's Fill\n"
     "all does: the skeleton of the task's built-in solution (each kernel's body a hole), or\n"
-    "--skeleton FILE; the filled program goes to standard output (answers of 384 tokens at\n"
-    "most for a native skeleton, 2,048 for a KernelBench one, unless --max-tokens says).\n"
-    "Decoding is greedy unless --temperature is above 0, as in the Generate area.\n"
+    "--skeleton FILE; the filled program goes to standard output (answers of 2,048 tokens\n"
+    "at most, as the Infill area asks, unless --max-tokens says).\n"
+    "--max-tokens defaults to 4,096 for --task (the Generate area's default) and 512 for\n"
+    "--prompt. Decoding is greedy unless --temperature is above 0, as in the Generate area.\n"
     "--trace writes one JSON line per decoding step. The answer goes to standard output,\n"
     "figures to standard error, and the loading progress too when it is a terminal.\n";
 
@@ -163,11 +164,9 @@ int commandGenerate(const Invocation& in) {
     options.topK = args.integer("top-k", 0);
     options.topP = args.number("top-p", 1.0);
     options.rawConfidence = args.flag("raw-confidence");
-    // Infilling answers are short, as in the Infill area: a kernel body, or a whole program for
-    // the KernelBench dialect.
-    const int defaultTokens = skeleton.empty()                                        ? 512
-                              : infillDialect(skeleton) == InfillDialect::KernelBench ? 2048
-                                                                                      : 384;
+    // As long as the Generate and Infill areas let answers run: a task's whole candidate may be
+    // a few thousand tokens, a fill's answer at most kInfillAnswerTokens.
+    const int defaultTokens = !skeleton.empty() ? kInfillAnswerTokens : task ? 4096 : 512;
     options.maxTokens = args.integer("max-tokens", defaultTokens);
     options.seed = static_cast<std::uint64_t>(args.integer("seed", 0));
 

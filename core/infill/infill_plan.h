@@ -20,6 +20,11 @@ enum class InfillDialect {
 
 InfillDialect infillDialect(const std::string& text);
 
+// The longest answer a fill asks for, in either dialect: the built-in GEMMs' kernel bodies are up
+// to about 1,800 tokens of the embedded model's vocabulary, a KernelBench program about 2,000. A
+// fill ends at the model's end token, so short bodies cost no more for it.
+constexpr int kInfillAnswerTokens = 2048;
+
 // `text` with every other hole that has a proposal filled with it, so holes filled earlier in
 // the same run lend their proposals as context. `proposals` maps hole names to their contents;
 // the hole named `hole` stays a marker.

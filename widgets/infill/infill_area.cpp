@@ -482,9 +482,7 @@ void InfillArea::startNext() {
         GenerationRequest request;
         request.prompt = prompt;
         request.chat = true;
-        // Infilling answers are short: a kernel body, or a program for the KernelBench dialect.
-        request.options.maxTokens =
-            infillDialect(text().toStdString()) == InfillDialect::KernelBench ? 2048 : 384;
+        request.options.maxTokens = kInfillAnswerTokens;
         request.options.blockLength = m_state->modelRunner()->summary().config.blockSize;
         request.options.steps = request.options.blockLength;
         request.options.strategy = RemaskStrategy::LowConfidenceDynamic;
