@@ -322,7 +322,7 @@ PY
                 "$dice" data builtin --output builtin.jsonl || exit 1
                 cat curated/corpus.jsonl builtin.jsonl >train.jsonl
                 "$dice" train sft --corpus train.jsonl --tokenizer dice-nano/tokenizer.json \
-                    --output run --size nano --steps 3000 --batch 32 --max-length 4096 --block 4 \
+                    --output run --size nano --steps "${NANO_STEPS:-3000}" --batch 32 --max-length "${NANO_MAX_LENGTH:-4096}" --block 4 \
                     --lr 1e-3 --warmup 150 --eval-every 250 --save-every 2000 --device cuda ||
                     exit 1
                 cp run/metrics.jsonl "$out/dice-nano-train-metrics-$device.jsonl"

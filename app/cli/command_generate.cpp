@@ -42,7 +42,8 @@ const char* const kUsage =
     "--skeleton FILE; the filled program goes to standard output (answers of 2,048 tokens\n"
     "at most, as the Infill area asks, unless --max-tokens says).\n"
     "--max-tokens defaults to 4,096 for --task (the Generate area's default) and 512 for\n"
-    "--prompt. Decoding is greedy unless --temperature is above 0, as in the Generate area.\n"
+    "--prompt, cut to what the model's positions leave after the prompt. Decoding is greedy unless "
+    "--temperature is above 0, as in the Generate area.\n"
     "--trace writes one JSON line per decoding step. The answer goes to standard output,\n"
     "figures to standard error, and the loading progress too when it is a terminal.\n";
 
@@ -180,10 +181,18 @@ int commandGenerate(const Invocation& in) {
         if (trace.is_open())
             trace << toJson(step).dump() << "\n";
     };
+    // A default budget is cut to what the model's positions leave after the prompt; one asked
+    // for with --max-tokens is refused when it does not fit.
+    const auto fitted = [&](const std::vector<std::int64_t>& prompt) {
+        SamplerOptions o = options;
+        if (!args.has("max-tokens"))
+            o.maxTokens = std::min(o.maxTokens, session->tokensLeft(prompt.size(), o.blockLength));
+        return o;
+    };
     if (skeleton.empty()) {
         const auto prompt = task ? session->encodePrompt(taskPrompt, true)
                                  : session->encodePrompt(args.value("prompt"), args.flag("chat"));
-        const TextGeneration out = session->generate(prompt, options, traceStep);
+        const TextGeneration out = session->generate(prompt, fitted(prompt), traceStep);
         std::cout << out.text << std::endl;
         printFigures(prompt.size(), out.result);
         return 0;
@@ -197,7 +206,7 @@ int commandGenerate(const Invocation& in) {
             throw Error("--infill: hole " + hole.name + ": " +
                         (asked.message.empty() ? std::string("no prompt") : asked.message));
         const auto prompt = session->encodePrompt(asked.text, true);
-        const TextGeneration out = session->generate(prompt, options, traceStep);
+        const TextGeneration out = session->generate(prompt, fitted(prompt), traceStep);
         proposals[hole.name] = contentFromAnswer(context, hole.name, out.text).content;
         std::fprintf(stderr, "hole %s: ", hole.name.c_str());
         printFigures(prompt.size(), out.result);

@@ -68,6 +68,12 @@ std::vector<std::int64_t> ModelSession::encodePrompt(const std::string& text, bo
     return m_tokenizer->encode(chat ? applyChatTemplate({{"user", text}}) : text);
 }
 
+std::int64_t ModelSession::tokensLeft(std::size_t promptTokens, std::int64_t blockLength) const {
+    const std::int64_t left = m_summary.config.maxPositionEmbeddings -
+                              static_cast<std::int64_t>(promptTokens) - blockLength;
+    return std::max<std::int64_t>(0, left);
+}
+
 TextGeneration ModelSession::generate(const std::vector<std::int64_t>& prompt,
                                       SamplerOptions options,
                                       const std::function<void(const DecodeStep&)>& onStep,

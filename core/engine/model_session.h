@@ -59,6 +59,9 @@ public:
     void completeOptions(SamplerOptions& options) const;
     // The prompt's ids; with chat, the text is wrapped in the Qwen3 chat template first.
     std::vector<std::int64_t> encodePrompt(const std::string& text, bool chat) const;
+    // The most answer tokens the model's positions leave after a prompt of that many tokens (with
+    // room for one block, as generate needs); 0 when the prompt alone fills them.
+    std::int64_t tokensLeft(std::size_t promptTokens, std::int64_t blockLength) const;
     // Throws dice::Error when the prompt and the budget exceed the model's positions. Without
     // stopAtEndToken the whole budget is decoded (as DICE's KernelBench evaluation does).
     TextGeneration generate(const std::vector<std::int64_t>& prompt, SamplerOptions options,

@@ -142,6 +142,21 @@ private Q_SLOTS:
             QStringLiteral("The model fills each hole using the rest of the file as context."));
     }
 
+    // The default budget (the paper's 4,096 tokens) is more than the embedded model's 4,096
+    // positions leave after a task's prompt: it is cut to fit, not refused.
+    void theDefaultBudgetFitsTheEmbeddedModel() {
+        dice::WorkbenchState state;
+        state.setSuite(dice::loadTaskSuite(DICE_SOURCE_DIR "/resources/tasks"));
+        state.setCurrentTask(QStringLiteral("relu"));
+        dice::GenerateArea area(&state);
+        QVERIFY(loadModel(state, DICE_SOURCE_DIR "/resources/models/dice-nano"));
+        QSignalSpy done(&area, &dice::GenerateArea::generationDone);
+        area.startGeneration();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 120000);
+        QVERIFY2(area.trace().finished(), qPrintable(area.statusText()));
+        QVERIFY(area.trace().length() > 0);
+    }
+
     void anEmptyPromptMessageGoesWhenATaskIsPicked() {
         dice::WorkbenchState state;
         QVERIFY(loadModel(state, m_model));

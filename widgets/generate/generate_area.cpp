@@ -578,6 +578,7 @@ void GenerateArea::startGeneration() {
     request.chat = m_chat->isChecked();
     request.options = samplerOptions();
     request.alsoAutoregressive = m_compareAr->isChecked();
+    request.fitBudget = true;
     m_job = runner->generate(request);
     connect(m_job, &GenerationJob::step, this, &GenerateArea::onStep);
     connect(m_job, &GenerationJob::finished, this, &GenerateArea::onFinished);

@@ -115,6 +115,10 @@ GenerationJob* ModelRunner::generate(const GenerationRequest& request) {
                 try {
                     const auto prompt =
                         session->encodePrompt(request.prompt.toStdString(), request.chat);
+                    if (request.fitBudget)
+                        options.maxTokens =
+                            std::min(options.maxTokens,
+                                     session->tokensLeft(prompt.size(), options.blockLength));
                     TextGeneration out = session->generate(
                         prompt, options, [&context, job, pass](const DecodeStep& s) {
                             context.deliver([job, pass, s] { Q_EMIT job->step(pass, s); });

@@ -22,6 +22,10 @@ struct GenerationRequest {
     // After the diffusion run, decode the same prompt autoregressively (block 1, 1 step) for the
     // side-by-side plots.
     bool alsoAutoregressive = false;
+    // A budget longer than what the model's positions leave after the prompt is cut to fit
+    // rather than refused: the Generate area's default is the paper's 4,096 tokens, more than a
+    // small model's context holds once a long prompt is in.
+    bool fitBudget = false;
 };
 
 struct GenerationOutcome {
