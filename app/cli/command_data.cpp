@@ -105,7 +105,8 @@ int builtin(const std::vector<std::string>& words) {
                      "Writes the training examples of the built-in tasks that have a native\n"
                      "solution, as corpus.jsonl lines (docs/corpus-format.md): each task's\n"
                      "generation example with the prompt of dice generate --task, and its\n"
-                     "infilling examples with the Infill area's prompts, split train.\n";
+                     "infilling examples with the Infill area's prompts, split train. The\n"
+                     "answers leave out the solutions' comment lines.\n";
         return 0;
     }
     if (!args.has("output")) {
@@ -116,19 +117,17 @@ int builtin(const std::vector<std::string>& words) {
     std::ofstream file(path, std::ios::trunc);
     if (!file)
         throw FileError(path, "cannot create the file");
-    std::size_t tasks = 0;
+    std::set<std::string> tasks;
     std::size_t examples = 0;
-    for (const auto& t : builtinTrainingTasks()) {
-        ++tasks;
-        for (const auto& e : corpusExamples(t)) {
-            file << toJsonLine(e) << "\n";
-            ++examples;
-        }
+    for (const auto& e : builtinExamples()) {
+        tasks.insert(e.task);
+        file << toJsonLine(e) << "\n";
+        ++examples;
     }
     file.close();
     if (!file)
         throw FileError(path, "could not be written");
-    std::cout << examples << " examples of " << tasks << " built-in tasks\n";
+    std::cout << examples << " examples of " << tasks.size() << " built-in tasks\n";
     return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -71,6 +72,72 @@ std::vector<SynthTask> builtinTrainingTasks() {
         t.split = CorpusSplit::Train;
         t.task = std::move(task);
         out.push_back(std::move(t));
+    }
+    return out;
+}
+
+std::vector<CorpusExample> builtinExamples() {
+    std::vector<CorpusExample> out;
+    for (const auto& t : builtinTrainingTasks()) {
+        auto examples = corpusExamples(t);
+        for (auto& e : examples)
+            e.answer = withoutCommentLines(e.answer);
+        // Fill all asks each hole with the holes before it holding the model's answers, which
+        // are these comment-free bodies: the in-order questions are asked with them, the last
+        // hole's too.
+        const auto skeleton = makeSkeleton(t.solution);
+        if (skeleton && skeleton->holes.size() > 1) {
+            Skeleton answered = *skeleton;
+            for (auto& body : answered.bodies)
+                body = withoutCommentLines(body);
+            examples.erase(std::remove_if(examples.begin(), examples.end(),
+                                          [](const CorpusExample& e) {
+                                              return e.id.find("/infill-in-order/") !=
+                                                     std::string::npos;
+                                          }),
+                           examples.end());
+            for (std::size_t target = 0; target < answered.holes.size(); ++target) {
+                CorpusExample e = examples.front();
+                e.kind = "infill";
+                e.hole = answered.holes[target];
+                e.id = t.task.name + "/infill-in-order/" + e.hole;
+                e.prompt =
+                    nativeInfillPrompt(t.task, skeletonFilledBefore(answered, target), e.hole);
+                e.answer = answered.bodies[target];
+                examples.push_back(std::move(e));
+            }
+        }
+        out.insert(out.end(), std::make_move_iterator(examples.begin()),
+                   std::make_move_iterator(examples.end()));
+    }
+    return out;
+}
+
+std::string withoutCommentLines(const std::string& candidate) {
+    std::string out;
+    bool host = false;
+    bool lastBlank = false;
+    std::size_t at = 0;
+    while (at < candidate.size()) {
+        std::size_t end = candidate.find('\n', at);
+        end = end == std::string::npos ? candidate.size() : end + 1;
+        const std::string line = candidate.substr(at, end - at);
+        at = end;
+        const std::size_t first = line.find_first_not_of(" \t");
+        const std::string code = first == std::string::npos ? std::string() : line.substr(first);
+        if (code.rfind("#pragma dice host", 0) == 0)
+            host = true;
+        else if (code.rfind("#pragma dice device", 0) == 0)
+            host = false;
+        const bool comment = host ? code.rfind('#', 0) == 0 && code.rfind("#pragma", 0) != 0
+                                  : code.rfind("//", 0) == 0;
+        if (comment)
+            continue;
+        const bool blank = code.find_first_not_of("\r\n") == std::string::npos;
+        if (blank && lastBlank)
+            continue;
+        lastBlank = blank;
+        out += line;
     }
     return out;
 }

@@ -34,6 +34,16 @@ std::vector<CorpusExample> corpusExamples(const SynthTask& task);
 // curation and held-out splits stay about the synthetic families.
 std::vector<SynthTask> builtinTrainingTasks();
 
+// The examples of builtinTrainingTasks, their answers without comment lines: the solutions'
+// comments are paragraphs of prose, unlike anything of the synthetic corpus, and a small model
+// that garbles one of them writes code before '#pragma dice device'. The prompts stay the
+// product's own, comments and all.
+std::vector<CorpusExample> builtinExamples();
+
+// The text without its whole-line comments: "//" lines outside the host part, "#" lines in it
+// other than "#pragma"; a blank line left next to another goes with them.
+std::string withoutCommentLines(const std::string& candidate);
+
 // Writes DIR/tasks/NAME.json (with the parameter files of imported tasks), DIR/solutions/NAME.dice,
 // DIR/corpus.jsonl and DIR/manifest.json (families, splits, counts, the KernelBench-style tasks per
 // split, the options), and DIR/tokenizer-text.txt (the training split's prompts and answers as

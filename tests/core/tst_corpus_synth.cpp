@@ -291,18 +291,26 @@ private Q_SLOTS:
 
     // The built-in tasks' examples ask exactly what the product asks: the generation prompt of
     // dice generate --task and the Generate area, and the Infill area's prompt for each hole of
-    // the skeleton it shows, whose answers give the shipped solution back.
+    // the skeleton it shows. Their answers are the shipped solution without its comment lines.
     void builtinExamplesAskAsTheProductDoes() {
         const auto tasks = dice::builtinTrainingTasks();
         QCOMPARE(tasks.size(), std::size_t(46));
+        const auto examples = dice::builtinExamples();
         std::set<std::string> families;
         for (const auto& t : tasks) {
             QVERIFY(t.split == dice::CorpusSplit::Train);
             families.insert(t.family);
-            const auto examples = dice::corpusExamples(t);
-            QCOMPARE(examples.front().prompt,
+            std::vector<dice::CorpusExample> mine;
+            for (const auto& e : examples)
+                if (e.task == t.task.name)
+                    mine.push_back(e);
+            QVERIFY2(!mine.empty(), t.task.name.c_str());
+            const std::string plain = dice::withoutCommentLines(t.solution);
+            QCOMPARE(mine.front().kind, std::string("generate"));
+            QCOMPARE(mine.front().prompt,
                      dice::nativeGenerationPrompt(dice::findTask(t.task.name)));
-            QCOMPARE(examples.front().answer, t.solution);
+            QCOMPARE(mine.front().answer, plain);
+            QVERIFY2(plain.rfind("#pragma dice device", 0) == 0, t.task.name.c_str());
             const auto skeleton = dice::makeSkeleton(t.solution);
             QVERIFY2(skeleton.has_value(), t.task.name.c_str());
             std::map<std::string, std::string> proposals;
@@ -310,20 +318,44 @@ private Q_SLOTS:
                 const std::string& hole = skeleton->holes[i];
                 const auto asked = dice::promptForHole(
                     dice::contextForHole(skeleton->text, hole, proposals), hole, &t.task);
-                const auto found =
-                    std::find_if(examples.begin(), examples.end(), [&](const auto& e) {
-                        return e.kind == "infill" && e.hole == hole && e.prompt == asked.text;
-                    });
-                QVERIFY2(found != examples.end(), (t.task.name + "/" + hole).c_str());
+                const auto found = std::find_if(mine.begin(), mine.end(), [&](const auto& e) {
+                    return e.kind == "infill" && e.hole == hole && e.prompt == asked.text;
+                });
+                QVERIFY2(found != mine.end(), (t.task.name + "/" + hole).c_str());
                 proposals[hole] = found->answer;
             }
             std::string filled = skeleton->text;
             const auto holes = dice::findHoles(filled);
             for (auto h = holes.rbegin(); h != holes.rend(); ++h)
                 filled = dice::fillHole(filled, *h, proposals[h->name]);
-            QCOMPARE(filled, t.solution);
+            QCOMPARE(dice::withoutCommentLines(filled), plain);
         }
         QCOMPARE(families.size(), tasks.size());
+    }
+
+    // Comment lines go, code with a comment at its end and the host part's pragmas stay.
+    void commentLinesGo() {
+        const std::string text = "// header\n"
+                                 "// more\n"
+                                 "#pragma dice device\n"
+                                 "#define N 4\n"
+                                 "    // why\n"
+                                 "int x; // kept\n"
+                                 "\n"
+                                 "// gone\n"
+                                 "\n"
+                                 "#pragma dice host\n"
+                                 "# a host comment\n"
+                                 "def forward(x: Tensor) -> Tensor:\n"
+                                 "    # indented\n"
+                                 "    return x // 2\n";
+        QCOMPARE(dice::withoutCommentLines(text), std::string("#pragma dice device\n"
+                                                              "#define N 4\n"
+                                                              "int x; // kept\n"
+                                                              "\n"
+                                                              "#pragma dice host\n"
+                                                              "def forward(x: Tensor) -> Tensor:\n"
+                                                              "    return x // 2\n"));
     }
 };
 
