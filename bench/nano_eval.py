@@ -41,7 +41,9 @@ def main():
     p.add_argument("--work", required=True)
     p.add_argument("--device", default="cuda")
     p.add_argument("--preset", default="bench")
-    p.add_argument("--max-tokens", type=int, default=1024)
+    # Without it: 1,024 for a corpus prompt, and for --tasks the budget `dice generate --task`
+    # gives (4,096 tokens, 2,048 for a fill, cut to what the model's positions leave).
+    p.add_argument("--max-tokens", type=int)
     p.add_argument("--kind", default="generate", choices=["generate", "infill"])
     # The corpus asks some tasks again as imported KernelBench problems (style "kernelbench");
     # each style is its own set.
@@ -87,6 +89,9 @@ def main():
     candidates = os.path.join(a.work, "candidates")
     os.makedirs(tasks, exist_ok=True)
     os.makedirs(candidates, exist_ok=True)
+    budget = []
+    if a.max_tokens is not None or not a.tasks:
+        budget = ["--max-tokens", str(a.max_tokens or 1024)]
     generations = []
     for r in chosen:
         source = r.get("file") or os.path.join(a.corpus, "tasks", r["task"] + ".json")
@@ -102,7 +107,7 @@ def main():
             ask.append("--infill")
         start = time.time()
         out = subprocess.run([a.dice, "generate", "--model", a.model] + ask +
-                             ["--device", a.device, "--max-tokens", str(a.max_tokens),
+                             ["--device", a.device] + budget + [
                               "--strategy", "dynamic", "--threshold", "0.9", "--temperature", "0"],
                              capture_output=True, text=True)
         seconds = time.time() - start
