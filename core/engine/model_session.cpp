@@ -84,6 +84,10 @@ TextGeneration ModelSession::generate(const std::vector<std::int64_t>& prompt,
     if (!stopAtEndToken)
         options.stopIds.clear();
     const std::int64_t positions = m_summary.config.maxPositionEmbeddings;
+    if (tokensLeft(prompt.size(), options.blockLength) == 0)
+        throw Error("the prompt (" + std::to_string(prompt.size()) +
+                    " tokens) leaves no room for an answer in the model's " +
+                    std::to_string(positions) + " positions");
     if (static_cast<std::int64_t>(prompt.size()) + options.maxTokens + options.blockLength >
         positions)
         throw Error("the prompt (" + std::to_string(prompt.size()) + " tokens) and the budget (" +
