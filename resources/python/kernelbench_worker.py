@@ -947,10 +947,13 @@ def compare_outputs(expected, actual, device, atol, rtol, record):
         # The same rule over the output as a whole, atol taken relative to the reference's size:
         # where the reference's values are small against atol (a softmax over thousands of
         # columns), zeros or another function's values are within atol of every element, and
-        # only the whole output tells them from a right answer.
+        # only the whole output tells them from a right answer. One rounding step of the dtype
+        # per element is allowed besides: level 2's Conv3d_GroupNorm_Mean returns means of
+        # normalised values, zero but for rounding, and a right answer's noise is as large.
         error = math.sqrt(error_squares)
         size = math.sqrt(reference_squares)
-        if size > 0 and error > (atol + rtol) * size:
+        noise = torch.finfo(e.dtype).eps * math.sqrt(e.numel()) if e.is_floating_point() else 0.0
+        if size > 0 and error > (atol + rtol) * size + noise:
             return ("every element is within atol=rtol=%g, but the output as a whole is not: its "
                     "L2 error is %.2e of the reference's L2 norm (at most atol + rtol)" % (
                         atol, error / size))

@@ -156,6 +156,14 @@ private Q_SLOTS:
                     .passed);
         // A reference of zeros leaves the elementwise rule alone.
         QVERIFY(compare(torch::full({4}, 5e-5), torch::zeros({4})).passed);
+        // A reference that is rounding noise (the means of normalised values: zero but for
+        // rounding) against a right answer's own noise, or zeros: both pass.
+        const auto noise = 1e-8 * torch::randn({64});
+        QVERIFY(compare(1e-8 * torch::randn({64}), noise, task).passed);
+        QVERIFY(compare(torch::zeros({64}), noise, task).passed);
+        // Zeros for a softmax whose values are larger than that noise still fail.
+        const auto wide = torch::softmax(torch::randn({4, 65536}), 1);
+        QVERIFY(!compare(torch::zeros_like(wide), wide, task, reward).passed);
     }
 
     void integerOutputsMustBeExact() {

@@ -80,6 +80,14 @@ def main(argv):
     problem = worker.compare_outputs([softmax], [rounded], cpu, 1e-2, 1e-2, record)
     if problem is not None:
         failures.append("the softmax rounded to float16: %r" % problem)
+    # A reference that is rounding noise (KernelBench's level-2 Conv3d_GroupNorm_Mean: means of
+    # normalised values), against another answer's noise and against zeros: both right.
+    noise = 1e-8 * torch.randn(64, generator=generator)
+    for name, answer in (("noise", 1e-8 * torch.randn(64, generator=generator)),
+                         ("zeros", torch.zeros(64))):
+        problem = worker.compare_outputs([noise], [answer], cpu, 1e-4, 1e-4, record)
+        if problem is not None:
+            failures.append("%s for a reference of rounding noise: %r" % (name, problem))
     reference_zero = torch.zeros(3000)
     problem = worker.compare_outputs([reference_zero], [reference_zero + 1e-5], cpu, 1e-4, 1e-4,
                                      record)
