@@ -318,8 +318,8 @@ PY
                 # The curated corpus and the built-in tasks' own examples (the demo a teacher
                 # tries first; docs/dice-nano.md). 4,096 tokens, the model's context, keep all
                 # but transformer_block's generation example; 2,048 leave out half of the
-                # built-in examples. At 4,096 the 3,000 steps take about 560 s on an H100, more
-                # than one call: NANO_RESUME=1 goes on from the run's last checkpoint (one every
+                # built-in examples. At 4,096 the 3,000 steps would take about 560 s on an H100
+                # (a stopped run's log), more than one call: NANO_RESUME=1 goes on from the run's last checkpoint (one every
                 # 500 steps) in a second call.
                 [[ "${NANO_RESUME:-0}" == 1 ]] || rm -rf run
                 "$dice" data builtin --output builtin.jsonl || exit 1

@@ -2,6 +2,7 @@
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 #include "core/cuda/torch_cuda_bridge.h"
 #include "core/diffusion/decode_trace.h"
@@ -54,15 +55,13 @@ std::string infillSkeleton(const Task& task, const std::string& file) {
     if (!file.empty()) {
         text = readTextFile(file);
     } else {
-        const auto solution =
-            std::filesystem::path(dataDirectory()) / "solutions" / (task.name + ".dice");
-        std::error_code ec;
-        if (!std::filesystem::is_regular_file(solution, ec))
+        const std::string solution = taskSolutionPath(task);
+        if (solution.empty())
             throw Error("--infill: the task " + task.name +
-                        " has no built-in solution to make a skeleton of; give --skeleton FILE");
-        const auto made = makeSkeleton(readTextFile(solution.string()));
+                        " has no solution to make a skeleton of; give --skeleton FILE");
+        const auto made = makeSkeleton(readTextFile(solution, limits::kCandidate));
         if (!made)
-            throw Error("--infill: the built-in solution of " + task.name + " has no kernel body");
+            throw Error("--infill: the solution of " + task.name + " has no kernel body");
         text = made->text;
     }
     if (findHoles(text).empty())

@@ -2,6 +2,7 @@
 #include "core/data/corpus_writer.h"
 
 #include "core/common/error.h"
+#include "core/common/file_limits.h"
 #include "core/common/file_util.h"
 #include "core/prompts/native_prompts.h"
 #include "core/tasks/holes.h"
@@ -60,14 +61,12 @@ std::vector<CorpusExample> corpusExamples(const SynthTask& t) {
 
 std::vector<SynthTask> builtinTrainingTasks() {
     std::vector<SynthTask> out;
-    const auto solutions = std::filesystem::path(dataDirectory()) / "solutions";
     for (auto& task : loadTaskSuite(builtinTaskDirectory()).tasks) {
-        const auto solution = solutions / (task.name + ".dice");
-        std::error_code ec;
-        if (!std::filesystem::is_regular_file(solution, ec))
+        const std::string solution = taskSolutionPath(task);
+        if (solution.empty())
             continue;
         SynthTask t;
-        t.solution = readTextFile(solution.string());
+        t.solution = readTextFile(solution, limits::kCandidate);
         t.family = task.name;
         t.split = CorpusSplit::Train;
         t.task = std::move(task);
