@@ -316,16 +316,30 @@ PY
                 ;;
             nano-train)
                 # The curated corpus and the built-in tasks' own examples (the demo a teacher
-                # tries first; docs/dice-nano.md). 4,096 tokens, the model's context, keep all
-                # but transformer_block's generation example; 2,048 leave out half of the
-                # built-in examples. At 4,096 the 3,000 steps would take about 560 s on an H100
-                # (a stopped run's log), more than one call: NANO_RESUME=1 goes on from the run's last checkpoint (one every
-                # 500 steps) in a second call.
+                # tries first; docs/dice-nano.md), the latter NANO_BUILTIN_REPEAT times: 115
+                # examples among some 2,100 were seen too seldom to be written back whole. The
+                # tokenizer is trained on both (NANO_TOKENIZER=shipped keeps the embedded one):
+                # the built-in solutions' words cost about a third more tokens in the corpus's
+                # vocabulary. 4,096 tokens, the model's context, keep all but the longest
+                # built-in examples. At 4,096 the 3,000 steps may take more than one call:
+                # NANO_RESUME=1 goes on from the run's last checkpoint (one every 500 steps).
                 [[ "${NANO_RESUME:-0}" == 1 ]] || rm -rf run
-                "$dice" data builtin --output builtin.jsonl || exit 1
-                cat curated/corpus.jsonl builtin.jsonl >train.jsonl
-                "$dice" train sft --corpus train.jsonl --tokenizer dice-nano/tokenizer.json \
-                    --output run --size nano --steps "${NANO_STEPS:-3000}" --batch 32 --max-length "${NANO_MAX_LENGTH:-4096}" --block 4 \
+                "$dice" data builtin --output builtin.jsonl --text builtin-text.txt || exit 1
+                tokenizer="dice-nano/tokenizer.json"
+                if [[ "${NANO_TOKENIZER:-train}" == train ]]; then
+                    tokenizer=tokenizer.json
+                    if [[ "${NANO_RESUME:-0}" != 1 ]]; then
+                        "$dice" tokenizer train --corpus corpus/tokenizer-text.txt builtin-text.txt \
+                            --vocab-size 4096 --output "$tokenizer" || exit 1
+                    fi
+                fi
+                cp curated/corpus.jsonl train.jsonl
+                for ((copy = 0; copy < ${NANO_BUILTIN_REPEAT:-8}; ++copy)); do
+                    cat builtin.jsonl >>train.jsonl
+                done
+                "$dice" train sft --corpus train.jsonl --tokenizer "$tokenizer" \
+                    --output run --size "${NANO_SIZE:-nano}" --steps "${NANO_STEPS:-3000}" --batch 32 \
+                    --max-length "${NANO_MAX_LENGTH:-4096}" --block 4 \
                     --lr 1e-3 --warmup 150 --eval-every 250 --save-every 500 --device cuda ||
                     exit 1
                 cp run/metrics.jsonl "$out/dice-nano-train-metrics-$device.jsonl"

@@ -95,39 +95,39 @@ int synth(const std::vector<std::string>& words) {
 }
 
 int builtin(const std::vector<std::string>& words) {
-    const Arguments args(words, {"help"}, {"output"});
+    const Arguments args(words, {"help"}, {"output", "text"});
     if (!args.ok()) {
         std::cerr << "dice data builtin: " << args.error() << "\n";
         return 2;
     }
     if (args.flag("help")) {
-        std::cout << "usage: dice data builtin --output FILE.jsonl\n\n"
+        std::cout << "usage: dice data builtin --output FILE.jsonl [--text FILE.txt]\n\n"
                      "Writes the training examples of the built-in tasks that have a native\n"
                      "solution, as corpus.jsonl lines (docs/corpus-format.md): each task's\n"
                      "generation example with the prompt of dice generate --task, and its\n"
                      "infilling examples with the Infill area's prompts, split train. The\n"
-                     "answers leave out the solutions' comment lines.\n";
+                     "answers leave out the solutions' comment lines. --text also writes their\n"
+                     "prompts and answers as plain text, as a corpus's tokenizer-text.txt, for\n"
+                     "dice tokenizer train.\n";
         return 0;
     }
     if (!args.has("output")) {
         std::cerr << "dice data builtin: --output FILE.jsonl is required\n";
         return 2;
     }
-    const std::string path = args.value("output");
-    std::ofstream file(path, std::ios::trunc);
-    if (!file)
-        throw FileError(path, "cannot create the file");
+    std::string lines;
+    std::string text;
     std::set<std::string> tasks;
-    std::size_t examples = 0;
-    for (const auto& e : builtinExamples()) {
+    const auto examples = builtinExamples();
+    for (const auto& e : examples) {
         tasks.insert(e.task);
-        file << toJsonLine(e) << "\n";
-        ++examples;
+        lines += toJsonLine(e) + "\n";
+        text += tokenizerText(e);
     }
-    file.close();
-    if (!file)
-        throw FileError(path, "could not be written");
-    std::cout << examples << " examples of " << tasks.size() << " built-in tasks\n";
+    writeFileAtomically(args.value("output"), lines);
+    if (args.has("text"))
+        writeFileAtomically(args.value("text"), text);
+    std::cout << examples.size() << " examples of " << tasks.size() << " built-in tasks\n";
     return 0;
 }
 

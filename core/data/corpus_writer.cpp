@@ -141,6 +141,10 @@ std::string withoutCommentLines(const std::string& candidate) {
     return out;
 }
 
+std::string tokenizerText(const CorpusExample& e) {
+    return e.prompt + "\n" + e.answer + "\n";
+}
+
 std::string toJsonLine(const CorpusExample& e) {
     nlohmann::json j{{"id", e.id},         {"task", e.task},    {"family", e.family},
                      {"level", e.level},   {"split", e.split},  {"kind", e.kind},
@@ -229,7 +233,7 @@ std::size_t writeCorpus(const std::string& directory, const std::vector<SynthTas
             lines += toJsonLine(e) + "\n";
             // The tokenizer learns from what the model reads and writes, training split only.
             if (t.split == CorpusSplit::Train)
-                text += e.prompt + "\n" + e.answer + "\n";
+                text += tokenizerText(e);
             ++count;
         }
         if (t.kernelbenchStyle)

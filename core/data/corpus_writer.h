@@ -52,6 +52,9 @@ std::size_t writeCorpus(const std::string& directory, const std::vector<SynthTas
                         const SynthOptions& options);
 
 std::string toJsonLine(const CorpusExample& example);
+// What a tokenizer learns from in one example: its prompt and answer as plain text, each ended by
+// a line break (the form of DIR/tokenizer-text.txt).
+std::string tokenizerText(const CorpusExample& example);
 // Throws dice::Error naming the field when the line is not an example.
 CorpusExample corpusExampleFromJson(const std::string& line);
 
