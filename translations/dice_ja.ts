@@ -1153,8 +1153,8 @@ committed at step %4 (block %5), confidence %6</source>
         <translation>停止しました。</translation>
     </message>
     <message>
-        <source>The embedded model, DICE-nano, was trained only on the workbench&apos;s task prompts (elementwise maps, row reductions and normalisations, softmax, cumulative sums): a free request gives text it never learnt to write. Pick a task, or load a DICE checkpoint.</source>
-        <translation>組み込みモデル DICE-nano は、ワークベンチのタスクのプロンプト (要素ごとの写像、行ごとの縮約と正規化、softmax、累積和) だけで学習しています。自由な依頼には、学んだことのないテキストを返します。タスクを選ぶか、DICE のチェックポイントを読み込んでください。</translation>
+        <source>The embedded model, DICE-nano, was trained only on the workbench&apos;s task prompts (the built-in tasks, and families of elementwise maps, row reductions and normalisations, softmax, pooling and small matrix products): a free request gives text it never learnt to write. Pick a task, or load a DICE checkpoint.</source>
+        <translation>組み込みモデル DICE-nano は、ワークベンチのタスクのプロンプト (組み込みタスクと、要素ごとの写像、行ごとの縮約と正規化、softmax、プーリング、小さな行列積の各ファミリー) だけで学習しています。自由な依頼には、学んだことのないテキストを返します。タスクを選ぶか、DICE のチェックポイントを読み込んでください。</translation>
     </message>
     <message>
         <source>The embedded model, DICE-nano, was not trained on KernelBench prompts: use the native prompt, or load a DICE checkpoint.</source>
@@ -1290,8 +1290,8 @@ committed at step %4 (block %5), confidence %6</source>
         <translation>組み込みモデル DICE-nano は、ネイティブのスケルトンのカーネル本体を埋めるように学習しており、KernelBench のコードは対象外です。このファイルを埋めるには DICE のチェックポイントを読み込んでください。</translation>
     </message>
     <message>
-        <source>The embedded model, DICE-nano, fills each hole using the rest of the file as context; it was trained on holes that are whole kernel bodies of the workbench&apos;s task families.</source>
-        <translation>組み込みモデル DICE-nano は、ファイルの残りを文脈として各穴を埋めます。学習したのは、ワークベンチのタスク群のカーネル本体全体を穴とするものです。</translation>
+        <source>The embedded model, DICE-nano, fills each hole using the rest of the file as context; it was trained on holes that are whole kernel bodies of the built-in tasks&apos; solutions and of the task families of its corpus.</source>
+        <translation>組み込みモデル DICE-nano は、ファイルの残りを文脈として各穴を埋めます。学習したのは、組み込みタスクの解答とコーパスのタスク群のカーネル本体全体を穴とするものです。</translation>
     </message>
 </context>
 <context>

@@ -365,6 +365,11 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
                 records[name] = {r.value("attempts", 0), r.value("reward_sum", 0.0),
                                  r.value("correct", 0)};
         log("resuming from " + existing.back().folder.filename().string());
+        if (leader)
+            for (const char* file : {"metrics.jsonl", "eval.jsonl"})
+                if (dropLinesAfterStep(output / file, start) > 0)
+                    log(std::string(file) + ": the steps after " + std::to_string(start) +
+                        " that the stopped run logged are left out");
     }
     const bool autocast = config.mixedPrecision && load.placement.device == ModelDevice::Cuda;
 

@@ -89,6 +89,35 @@ void pruneCheckpoints(const fs::path& output, int keep) {
     }
 }
 
+std::size_t dropLinesAfterStep(const fs::path& file, std::int64_t step) {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec))
+        return 0;
+    const std::string text = readTextFile(file.string(), kRolloutsFile);
+    std::string kept;
+    std::size_t dropped = 0;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t end = text.find('\n', at);
+        if (end == std::string::npos) {
+            ++dropped;
+            break;
+        }
+        const std::string line = text.substr(at, end - at);
+        at = end + 1;
+        const nlohmann::json value = objectOrNull(line);
+        if (value.is_object() && value.contains("step") && value["step"].is_number_integer() &&
+            value["step"].get<std::int64_t>() > step) {
+            ++dropped;
+            continue;
+        }
+        kept += line + "\n";
+    }
+    if (dropped > 0)
+        writeFileAtomically(file.string(), kept);
+    return dropped;
+}
+
 JsonLinesFollower::JsonLinesFollower(fs::path file)
     : m_file(std::move(file)) {}
 

@@ -27,6 +27,11 @@ std::vector<Checkpoint> listCheckpoints(const std::filesystem::path& output);
 std::filesystem::path checkpointFolder(const std::filesystem::path& output, std::int64_t step);
 // Removes all but the `keep` newest checkpoints.
 void pruneCheckpoints(const std::filesystem::path& output, int keep);
+// A resumed run takes up at its checkpoint's step, and a run killed after that checkpoint had
+// already logged later steps, which it logs again: rewrites the JSON-lines file without the
+// lines whose "step" is past `step` and without a last line cut short. Returns how many lines
+// went; the file is left as it was when none did (or when it is not there).
+std::size_t dropLinesAfterStep(const std::filesystem::path& file, std::int64_t step);
 
 // Follows a JSON-lines file that another process appends to. Each poll returns the complete lines
 // added since the last one. A last line without its newline waits for it (a writer in the middle

@@ -204,6 +204,9 @@ SftReport trainSft(const SftOptions& options) {
                                      ? torch::Device(torch::kCUDA, placement.deviceIndex)
                                      : torch::Device(torch::kCPU);
     BatchPlan plan(train.sequences, options.batchSize, options.seed);
+    if (dropLinesAfterStep(output / "metrics.jsonl", start) > 0)
+        log("metrics.jsonl: the steps after " + std::to_string(start) +
+            " that the stopped run logged are left out");
     std::ofstream metrics(output / "metrics.jsonl", std::ios::app);
     SftReport report;
     report.firstStep = start;

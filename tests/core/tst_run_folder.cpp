@@ -194,6 +194,25 @@ private slots:
         QCOMPARE(list[0].step, std::int64_t(2));
         QCOMPARE(checkpointFolder(out, 2).filename().string(), std::string("step-00000002"));
     }
+
+    // A run killed after its checkpoint at step 2 had logged steps 3 and 4 and half of 5; resumed
+    // at 2, it logs them again, so they go first. Lines without a step stay.
+    void resumingDropsTheLinesPastTheCheckpoint() {
+        const TemporaryFolder work("dice-run-folder-test");
+        const fs::path file = fs::path(work.path()) / "metrics.jsonl";
+        append(file, "{\"step\":1,\"loss\":2.5}\n{\"step\":2,\"loss\":2.0}\n"
+                     "{\"note\":\"no step\"}\n{\"step\":3,\"loss\":1.5}\n"
+                     "{\"step\":4,\"loss\":1.0}\n{\"step\":5,\"lo");
+        QCOMPARE(dropLinesAfterStep(file, 2), std::size_t(3));
+        QCOMPARE(readTextFile(file.string()),
+                 std::string("{\"step\":1,\"loss\":2.5}\n{\"step\":2,\"loss\":2.0}\n"
+                             "{\"note\":\"no step\"}\n"));
+        const auto before = fs::last_write_time(file);
+        QCOMPARE(dropLinesAfterStep(file, 2), std::size_t(0));
+        QCOMPARE(fs::last_write_time(file), before);
+        QCOMPARE(dropLinesAfterStep(fs::path(work.path()) / "absent.jsonl", 0), std::size_t(0));
+        QVERIFY(!fs::exists(fs::path(work.path()) / "absent.jsonl"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRunFolder)

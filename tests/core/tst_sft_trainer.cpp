@@ -229,9 +229,23 @@ private Q_SLOTS:
         QCOMPARE(first.steps, std::int64_t(10));
         stopped.cancel = nullptr;
         stopped.log = {};
+        // As if the run had been killed after step 11 and half way through logging step 12.
+        {
+            std::ofstream log(stopped.output + "/metrics.jsonl", std::ios::app);
+            log << "{\"step\":11,\"loss\":1.0}\n{\"step\":12,\"lo";
+        }
         const auto second = dice::trainSft(stopped);
         QCOMPARE(second.firstStep, std::int64_t(10));
         QCOMPARE(second.steps, std::int64_t(12));
+        // The metrics name each step once, in order, as the run that never stopped does.
+        const auto steps = [](const std::string& folder) {
+            std::vector<std::int64_t> out;
+            std::ifstream in(folder + "/metrics.jsonl");
+            for (std::string line; std::getline(in, line);)
+                out.push_back(nlohmann::json::parse(line).at("step").get<std::int64_t>());
+            return out;
+        };
+        QCOMPARE(steps(stopped.output), steps(straight.output));
 
         dice::LoadOptions load;
         const auto a = dice::Qwen3Model::load(straight.output + "/model", load);

@@ -442,9 +442,10 @@ void GenerateArea::updateScopeNote() {
     if (m_state->embeddedModelLoaded()) {
         if (!m_fromTask->isChecked())
             note = tr("The embedded model, DICE-nano, was trained only on the workbench's task "
-                      "prompts (elementwise maps, row reductions and normalisations, softmax, "
-                      "cumulative sums): a free request gives text it never learnt to write. "
-                      "Pick a task, or load a DICE checkpoint.");
+                      "prompts (the built-in tasks, and families of elementwise maps, row "
+                      "reductions and normalisations, softmax, pooling and small matrix "
+                      "products): a free request gives text it never learnt to write. Pick a "
+                      "task, or load a DICE checkpoint.");
         else if (m_promptStyle->currentIndex() == KernelBenchPrompt)
             note = tr("The embedded model, DICE-nano, was not trained on KernelBench prompts: use "
                       "the native prompt, or load a DICE checkpoint.");

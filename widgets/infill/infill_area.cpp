@@ -356,7 +356,8 @@ void InfillArea::updateButtons() {
     else if (m_state->embeddedModelLoaded())
         m_status->setText(tr("The embedded model, DICE-nano, fills each hole using the rest of "
                              "the file as context; it was trained on holes that are whole kernel "
-                             "bodies of the workbench's task families."));
+                             "bodies of the built-in tasks' solutions and of the task families "
+                             "of its corpus."));
     else
         m_status->setText(tr("The model fills each hole using the rest of the file as context."));
 }
