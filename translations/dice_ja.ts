@@ -1506,8 +1506,8 @@ committed at step %4 (block %5), confidence %6</source>
         <translation>精度</translation>
     </message>
     <message>
-        <source>CPU threads (0: all)</source>
-        <translation>CPU スレッド数 (0: すべて)</translation>
+        <source>CPU threads (0: automatic)</source>
+        <translation>CPU スレッド数 (0: 自動)</translation>
     </message>
     <message>
         <source>CPU</source>

@@ -8,7 +8,6 @@
 #include "core/diffusion/decode_trace.h"
 #include "core/engine/model_session.h"
 #include "core/infill/infill_plan.h"
-#include "core/model/cpu_threads.h"
 #include "core/prompts/native_prompts.h"
 #include "core/tasks/holes.h"
 #include "core/tasks/task.h"
@@ -45,6 +44,8 @@ const char* const kUsage =
     "--max-tokens defaults to 4,096 for --task (the Generate area's default) and 512 for\n"
     "--prompt, cut to what the model's positions leave after the prompt. Decoding is greedy unless "
     "--temperature is above 0, as in the Generate area.\n"
+    "--threads sets the CPU threads: by default one for a model of up to 32 M parameters\n"
+    "(the embedded model's size, fastest on one), else one per hardware thread.\n"
     "--trace writes one JSON line per decoding step. The answer goes to standard output,\n"
     "figures to standard error, and the loading progress too when it is a terminal.\n";
 
@@ -123,8 +124,6 @@ int commandGenerate(const Invocation& in) {
         load.placement.device = ModelDevice::Cuda;
     } else if (device != "cpu") {
         throw UsageError("--device must be cpu or cuda, not \"" + device + "\"");
-    } else {
-        setCpuThreads(args.integer("threads", 0));
     }
     const std::string dtype = args.value("dtype", device == "cuda" ? "bf16" : "fp32");
     const auto parsedDtype = parseModelDType(dtype);
@@ -144,6 +143,7 @@ int commandGenerate(const Invocation& in) {
     };
     SessionOptions sessionOptions;
     sessionOptions.load = load;
+    sessionOptions.cpuThreads = args.integer("threads", 0);
     auto session = ModelSession::open(folder, sessionOptions);
     if (terminal)
         std::fprintf(stderr, "\n");

@@ -16,8 +16,6 @@ namespace dice {
 std::unique_ptr<ModelSession> ModelSession::open(const std::string& folder,
                                                  const SessionOptions& options) {
     const auto start = std::chrono::steady_clock::now();
-    if (options.load.placement.device == ModelDevice::Cpu && options.cpuThreads > 0)
-        setCpuThreads(options.cpuThreads);
     const std::filesystem::path dir(folder);
     const std::string tokenizerPath = (dir / "tokenizer.json").string();
     if (!std::filesystem::is_regular_file(tokenizerPath))
@@ -34,6 +32,9 @@ std::unique_ptr<ModelSession> ModelSession::open(const std::string& folder,
     s.config = config;
     s.placement = session->m_model->placement();
     s.parameters = config.parameterCount();
+    if (options.load.placement.device == ModelDevice::Cpu)
+        setCpuThreads(options.cpuThreads > 0 ? options.cpuThreads
+                                             : defaultCpuThreads(s.parameters));
     s.weightBytes = session->m_model->weightBytes();
     s.tokenizerVocab = session->m_tokenizer->vocabSize();
     if (config.maskTokenId) {

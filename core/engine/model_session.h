@@ -32,7 +32,7 @@ struct ModelSummary {
 
 struct SessionOptions {
     LoadOptions load;
-    int cpuThreads = 0; // 0: LibTorch's default
+    int cpuThreads = 0; // 0: defaultCpuThreads for the model's size
 };
 
 struct TextGeneration {

@@ -166,7 +166,7 @@ void ModelManager::retranslate() {
     setWindowTitle(tr("Models"));
     m_deviceLabel->setText(tr("Device"));
     m_dtypeLabel->setText(tr("Precision"));
-    m_threadsLabel->setText(tr("CPU threads (0: all)"));
+    m_threadsLabel->setText(tr("CPU threads (0: automatic)"));
     const int device = m_device->currentIndex();
     m_device->clear();
     m_device->addItem(tr("CPU"));
