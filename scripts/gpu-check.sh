@@ -323,10 +323,16 @@ PY
                 # vocabulary. 4,096 tokens, the model's context, keep all but the longest
                 # built-in examples. At 4,096 the 3,000 steps may take more than one call:
                 # NANO_RESUME=1 goes on from the run's last checkpoint (one every 500 steps).
+                # NANO_INIT=shipped trains on from the embedded model's weights, with its
+                # tokenizer (NANO_LR, 1e-3 by default, is then better lower), instead of from
+                # random weights: more passes over the data for the same device time.
                 [[ "${NANO_RESUME:-0}" == 1 ]] || rm -rf run
                 "$dice" data builtin --output builtin.jsonl --text builtin-text.txt || exit 1
                 tokenizer="dice-nano/tokenizer.json"
-                if [[ "${NANO_TOKENIZER:-train}" == train ]]; then
+                shape=(--size "${NANO_SIZE:-nano}")
+                if [[ "${NANO_INIT:-}" == shipped ]]; then
+                    shape=(--init dice-nano)
+                elif [[ "${NANO_TOKENIZER:-train}" == train ]]; then
                     tokenizer=tokenizer.json
                     if [[ "${NANO_RESUME:-0}" != 1 ]]; then
                         "$dice" tokenizer train --corpus corpus/tokenizer-text.txt builtin-text.txt \
@@ -338,9 +344,10 @@ PY
                     cat builtin.jsonl >>train.jsonl
                 done
                 "$dice" train sft --corpus train.jsonl --tokenizer "$tokenizer" \
-                    --output run --size "${NANO_SIZE:-nano}" --steps "${NANO_STEPS:-3000}" --batch 32 \
+                    --output run "${shape[@]}" --steps "${NANO_STEPS:-3000}" --batch 32 \
                     --max-length "${NANO_MAX_LENGTH:-4096}" --block 4 \
-                    --lr 1e-3 --warmup 150 --eval-every 250 --save-every 500 --device cuda ||
+                    --lr "${NANO_LR:-1e-3}" --warmup 150 --eval-every 250 --save-every 500 \
+                    --device cuda ||
                     exit 1
                 cp run/metrics.jsonl "$out/dice-nano-train-metrics-$device.jsonl"
                 tar -czf "$out/dice-nano-model.tar.gz" -C run model
