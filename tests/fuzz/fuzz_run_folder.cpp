@@ -2,7 +2,7 @@
 // libFuzzer target for a run folder copied back from somewhere else: the input is a
 // metrics.jsonl, taken in two pieces as a trainer that is still writing leaves it. Whatever it
 // holds, the follower must not crash, and must return every complete line that is a JSON object
-// exactly once, whatever the split.
+// exactly once, whatever the split; and a resumed run's cut of it leaves no later step.
 #include "core/common/error.h"
 #include "core/train/run_folder.h"
 
@@ -52,6 +52,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     got += pieces.poll().lines.size();
     if (got != expected) {
         std::fprintf(stderr, "%zu lines read whole, %zu in two pieces\n", expected, got);
+        std::abort();
+    }
+
+    // Resuming at a step: what is left names no later step, and a second pass drops nothing.
+    const std::int64_t cut = size == 0 ? 0 : data[size - 1] % 8;
+    write(metrics, input, false);
+    dice::dropLinesAfterStep(metrics, cut);
+    dice::JsonLinesFollower kept(metrics);
+    for (const auto& line : kept.poll().lines) {
+        const auto step = line.find("step");
+        if (step != line.end() && step->is_number_integer() && step->get<std::int64_t>() > cut) {
+            std::fprintf(stderr, "a line of step %lld is left past step %lld\n",
+                         static_cast<long long>(step->get<std::int64_t>()),
+                         static_cast<long long>(cut));
+            std::abort();
+        }
+    }
+    if (dice::dropLinesAfterStep(metrics, cut) != 0) {
+        std::fprintf(stderr, "a second pass at step %lld dropped lines\n",
+                     static_cast<long long>(cut));
         std::abort();
     }
 
