@@ -20,6 +20,8 @@ namespace {
 constexpr FileLimit kRunStateFile{"a run's status or configuration", 4 * limits::kMiB};
 // One rollouts/STEP.jsonl: 1,024 rollouts of 4,096 tokens with their traces is about 60 MB.
 constexpr FileLimit kRolloutsFile{"a step's rollouts", 1 * limits::kGiB};
+// metrics.jsonl or eval.jsonl: a line per step, each with a run's per-task results at most.
+constexpr FileLimit kRunLogFile{"a run's metrics or evaluations", 1 * limits::kGiB};
 
 // Deeper than any line a trainer writes (a rollout nests three levels).
 constexpr std::size_t kMaxDepth = 64;
@@ -93,7 +95,7 @@ std::size_t dropLinesAfterStep(const fs::path& file, std::int64_t step) {
     std::error_code ec;
     if (!fs::is_regular_file(file, ec))
         return 0;
-    const std::string text = readTextFile(file.string(), kRolloutsFile);
+    const std::string text = readTextFile(file.string(), kRunLogFile);
     std::string kept;
     std::size_t dropped = 0;
     std::size_t at = 0;
