@@ -74,9 +74,12 @@ for step in "${steps[@]}"; do
         # the one-by-one agreement pass, when a call's time is short; BENCH_REWARD_ALONE_WORKERS
         # gives that pass several workers. BENCH_REWARD_FAST_COMPILE (min, mid, max) builds with
         # fewer optimisations and BENCH_REWARD_PRESET=small judges at the small sizes, each into a
-        # result file of its own.
-        more=()
-        part=""
+        # result file of its own. BENCH_REWARD_ARGS adds options of `dice bench reward` (--workers,
+        # --compile-threads, --worker-cpu-threads, --spare-workers) and BENCH_REWARD_PART names
+        # the file of such a run.
+        # shellcheck disable=SC2206
+        more=(${BENCH_REWARD_ARGS:-})
+        part="${BENCH_REWARD_PART:+-$BENCH_REWARD_PART}"
         [[ -n "${BENCH_REWARD_CANDIDATES:-}" ]] && more+=(--candidates "$BENCH_REWARD_CANDIDATES")
         [[ "${BENCH_REWARD_ALONE:-1}" == 0 ]] && more+=(--no-alone)
         [[ -n "${BENCH_REWARD_ALONE_WORKERS:-}" ]] &&

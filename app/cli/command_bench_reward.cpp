@@ -32,6 +32,8 @@ const char* const kUsage =
     "  --compile-threads N   per worker (default 4)\n"
     "  --worker-cpu-threads N  LibTorch's CPU threads per worker (default: LibTorch's count)\n"
     "  --chunk N             candidates per worker request (default 32)\n"
+    "  --no-spare-workers    no started spare beside each worker to take over after a\n"
+    "                        fault or a hang\n"
     "  --idle-timeout S      a kernel silent this long hangs (default 2)\n"
     "  --mode MODE           correctness (default) or timed\n"
     "  --preset NAME         the tasks' sizes to judge at: bench (default) or small\n"
@@ -113,7 +115,7 @@ int benchRewardKernelBench(const Invocation& in, const Arguments& args) {
 
 int benchReward(const Invocation& in) {
     const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
-    const Arguments args(rest, {"help", "no-alone"},
+    const Arguments args(rest, {"help", "no-alone", "no-spare-workers"},
                          {"candidates", "seed", "workers", "device", "compile-threads", "chunk",
                           "idle-timeout", "mode", "preset", "output", "kernelbench", "problems",
                           "worker-cpu-threads", "build-threads", "sequential-builds",
@@ -146,6 +148,7 @@ int benchReward(const Invocation& in) {
     options.service.evaluator.idleTimeoutMs = args.integer("idle-timeout", 2) * 1000;
     options.service.evaluator.compileTimeoutMs = 30000;
     options.service.batch.compileThreads = args.integer("compile-threads", 4);
+    options.service.evaluator.spareWorkers = !args.flag("no-spare-workers");
     options.service.evaluator.cpuThreadsPerWorker = args.integer("worker-cpu-threads", 0);
     if (options.service.evaluator.cpuThreadsPerWorker < 0 ||
         options.service.evaluator.cpuThreadsPerWorker > 4096)
@@ -166,7 +169,8 @@ int benchReward(const Invocation& in) {
               << formatFixed(r["candidates_per_second"].get<double>(), 1)
               << " per second; GPU busy " << formatFixed(100 * r["gpu_busy_share"].get<double>(), 0)
               << "%, compile " << formatFixed(r["compile_seconds"].get<double>(), 1)
-              << " s of thread time; " << r["worker_restarts"].get<int>() << " worker restarts";
+              << " s of thread time; " << r["worker_restarts"].get<int>() << " worker restarts ("
+              << r["spare_takeovers"].get<int>() << " by a spare)";
     if (r["judged_with_more_memory"].get<int>() > 0)
         std::cout << "; " << r["judged_with_more_memory"].get<int>()
                   << " judged again with more memory in the last "

@@ -4,6 +4,7 @@
 #include "app/cli/commands.h"
 #include "core/common/error.h"
 #include "core/common/number_format.h"
+#include "core/cuda/cuda_driver.h"
 #include "core/reward/reward_batch.h"
 #include "core/reward/reward_service.h"
 
@@ -43,7 +44,9 @@ const char* const kUsage =
     "  --devices LIST         GPU indices, an index repeated for more warm workers (default 0)\n"
     "  --compile-threads N    threads each worker compiles ahead with (default 4)\n"
     "  --chunk N              candidates per worker request (default 64)\n"
-    "  --idle-timeout S       a kernel silent for S seconds hangs (default 10)\n\n"
+    "  --idle-timeout S       a kernel silent for S seconds hangs (default 10)\n"
+    "  --no-spare-workers     no started spare beside each worker to take over after a\n"
+    "                         fault or a hang (docs/reward.md)\n\n"
     "Exit status: 0 when every candidate was judged (whatever its verdict), 2 for a usage error\n"
     "or a batch file that cannot be read.\n";
 
@@ -55,7 +58,7 @@ int evalBatch(const Invocation& in) {
         std::cout << kUsage;
         return 0;
     }
-    const Arguments args(in.args, {},
+    const Arguments args(in.args, {"no-spare-workers"},
                          {"batch", "output", "mode", "preset", "tolerance", "trials",
                           "timing-trials", "speedup-weight", "speedup-clip", "coverage-weight",
                           "devices", "compile-threads", "chunk", "idle-timeout", "fast-compile"});
@@ -79,6 +82,9 @@ int evalBatch(const Invocation& in) {
     options.evaluator.idleTimeoutMs = args.integer("idle-timeout", 10) * 1000;
     options.evaluator.compileTimeoutMs = 60000;
     options.batch.compileThreads = args.integer("compile-threads", 4);
+    // Without a GPU there is nothing for a spare to set up.
+    options.evaluator.spareWorkers =
+        !args.flag("no-spare-workers") && cu::Driver::instance().available();
     options.batch.chunk = static_cast<std::size_t>(std::max(1, args.integer("chunk", 64)));
     if (options.batch.compileThreads < 1 || options.batch.compileThreads > 64)
         throw UsageError("--compile-threads must be from 1 to 64");

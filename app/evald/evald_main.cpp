@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
     int device = 0;
     double memoryShare = dice::NativeEvaluator::kDefaultGpuMemoryShare;
     int cpuThreads = 0;
+    bool warm = false;
     std::vector<std::string> readable;
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--version") == 0) {
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
         if (std::strcmp(argv[i], "--help") == 0) {
             std::cout
                 << "usage: dice-evald [--device N] [--gpu-memory-share X] [--read FOLDER]...\n"
-                   "                  [--cpu-threads N] [--no-sandbox]\n\n"
+                   "                  [--cpu-threads N] [--warm] [--no-sandbox]\n\n"
                    "Reads JSON-lines requests on stdin and writes replies on stdout.\n"
                    "--device N     the GPU this worker owns (default 0)\n"
                    "--gpu-memory-share X\n"
@@ -57,11 +58,17 @@ int main(int argc, char** argv) {
                    "system's\n               (where tasks keep their parameter files)\n"
                    "--cpu-threads N\n"
                    "               LibTorch's CPU threads (default: LibTorch's own count)\n"
+                   "--warm         set up the GPU before reading the first request\n"
+                   "               (a spare worker, ready when the one at work ends)\n"
                    "--no-sandbox   run unconfined (docs/sandbox.md)\n";
             return 0;
         }
         if (std::strcmp(argv[i], "--no-sandbox") == 0) {
             sandbox = false;
+            continue;
+        }
+        if (std::strcmp(argv[i], "--warm") == 0) {
+            warm = true;
             continue;
         }
         if (std::strcmp(argv[i], "--read") == 0 && i + 1 < argc) {
@@ -128,6 +135,8 @@ int main(int argc, char** argv) {
             dice::WorkerService service;
             dice::NativeEvaluator evaluator(device, memoryShare);
             service.setHelloInfo("cpu_threads", dice::NativeEvaluator::setCpuThreads(cpuThreads));
+            if (warm)
+                service.setHelloInfo("gpu", evaluator.prepareGpu());
             dice::addEvaluationHandlers(service, evaluator);
             service.setHelloInfo("sandbox", applied);
             service.setHelloInfo("memory", memory);

@@ -354,6 +354,7 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
     const double warmSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - warmStarted).count();
     const int startsBefore = service->workerStarts();
+    const int takeoversBefore = service->spareTakeovers();
 
     say(progress, "judging " + std::to_string(items.size()) + " candidates");
     const auto started = std::chrono::steady_clock::now();
@@ -433,6 +434,8 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
                                        std::max(1, options.service.batch.compileThreads),
                                    1e-9)},
         {"worker_restarts", service->workerStarts() - startsBefore},
+        {"spare_workers", options.service.evaluator.spareWorkers},
+        {"spare_takeovers", service->spareTakeovers() - takeoversBefore},
         {"candidates_restarting_a_worker", restarts},
         {"judged_with_more_memory", moreMemory},
         {"first_pass_seconds", firstPass},

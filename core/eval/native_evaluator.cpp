@@ -501,6 +501,18 @@ int NativeEvaluator::setCpuThreads(int threads) {
     return at::get_num_threads();
 }
 
+std::string NativeEvaluator::prepareGpu() {
+    const std::string reason = m_impl->unavailableReason();
+    if (!reason.empty())
+        return reason;
+    try {
+        m_impl->ensureGpu();
+    } catch (const std::exception& e) {
+        return std::string("the GPU could not be prepared: ") + e.what();
+    }
+    return "ready";
+}
+
 bool NativeEvaluator::contextLost() const {
     return m_impl->lost;
 }

@@ -67,6 +67,10 @@ public:
 
     // True once a kernel fault left the CUDA context unusable; the owning process must exit.
     bool contextLost() const;
+    // Sets up the GPU state every evaluation needs (the context, the memory cap, the evaluator's
+    // own kernels) ahead of the first request, as a spare worker does while another works;
+    // "ready", or why not (no GPU: evaluations then say so themselves).
+    std::string prepareGpu();
 
     struct Impl;
 

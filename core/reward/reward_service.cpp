@@ -73,6 +73,10 @@ int RewardService::workerStarts() const {
     return m_impl->evaluator.starts();
 }
 
+int RewardService::spareTakeovers() const {
+    return m_impl->evaluator.spareTakeovers();
+}
+
 std::vector<Judged> RewardService::judge(const std::vector<RewardItem>& items,
                                          const Progress& progress,
                                          const std::atomic<bool>* cancel) {

@@ -70,6 +70,8 @@ public:
     const RewardServiceOptions& options() const;
     // How many times workers were (re)started in all.
     int workerStarts() const;
+    // How many of those starts took over a started spare (EvaluatorOptions::spareWorkers).
+    int spareTakeovers() const;
 
 private:
     struct Impl;

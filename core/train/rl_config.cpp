@@ -168,7 +168,8 @@ nlohmann::json toJson(const RlConfig& c) {
         {"judge",
          {{"devices", c.judgeDevices},
           {"compile_threads", c.compileThreads},
-          {"idle_timeout_s", c.judgeIdleTimeoutS}}},
+          {"idle_timeout_s", c.judgeIdleTimeoutS},
+          {"spare_workers", c.spareWorkers}}},
         {"optimizer",
          {{"learning_rate", c.learningRate},
           {"beta1", c.beta1},
@@ -285,6 +286,7 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
         c.compileThreads = static_cast<int>(j.whole("compile_threads", c.compileThreads, 1, 64));
         c.judgeIdleTimeoutS =
             static_cast<int>(j.whole("idle_timeout_s", c.judgeIdleTimeoutS, 1, 3600));
+        c.spareWorkers = j.flag("spare_workers", c.spareWorkers);
     }
     if (f.has("optimizer")) {
         const Fields o(f.at("optimizer"), "config.optimizer",

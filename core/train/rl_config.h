@@ -63,6 +63,7 @@ struct RlConfig {
     std::vector<int> judgeDevices = {0}; // evaluation workers (an index repeated: more of them)
     int compileThreads = 4;
     int judgeIdleTimeoutS = 10;
+    bool spareWorkers = true; // EvaluatorOptions::spareWorkers
 
     // AdamW, constant learning rate, gradient clipping (paper §4.6).
     double learningRate = 1e-6;

@@ -311,6 +311,8 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
     judgeOptions.evaluator.workerExecutable = hooks.workerExecutable;
     judgeOptions.evaluator.idleTimeoutMs = config.judgeIdleTimeoutS * 1000;
     judgeOptions.batch.compileThreads = config.compileThreads;
+    // Without a GPU there is nothing for a spare to set up.
+    judgeOptions.evaluator.spareWorkers = config.spareWorkers && cu::Driver::instance().available();
     RewardService judge(judgeOptions);
     if (config.reward.mode != JudgeMode::Compile && !cu::Driver::instance().available())
         log("note: there is no GPU to run kernels, so no candidate can be judged correct and "

@@ -119,6 +119,8 @@ struct Evaluator::Impl {
         }
         if (options.cpuThreadsPerWorker > 0)
             args.insert(args.end(), {"--cpu-threads", std::to_string(options.cpuThreadsPerWorker)});
+        if (options.spareWorkers)
+            args.push_back("--warm");
         if (!options.sandbox)
             args.push_back("--no-sandbox");
         for (const std::string& folder : w.readable)
@@ -552,6 +554,7 @@ Evaluator::Evaluator(EvaluatorOptions options)
         w->device = device;
         w->process =
             std::make_unique<WorkerProcess>(options.workerExecutable, m_impl->arguments(*w));
+        w->process->keepSpare(options.spareWorkers);
         m_impl->workers.push_back(std::move(w));
     }
 }
@@ -722,6 +725,13 @@ int Evaluator::starts() const {
     int total = 0;
     for (const auto& w : m_impl->workers)
         total += w->process->starts();
+    return total;
+}
+
+int Evaluator::spareTakeovers() const {
+    int total = 0;
+    for (const auto& w : m_impl->workers)
+        total += w->process->spareTakeovers();
     return total;
 }
 

@@ -30,6 +30,10 @@ struct EvaluatorOptions {
     // LibTorch's CPU threads in each worker; 0 leaves LibTorch's own count (every core, in each
     // worker: a pool of workers may then ask for several times the machine's cores).
     int cpuThreadsPerWorker = 0;
+    // Each worker keeps a spare, started with its GPU set up while it works, which takes over
+    // when a fault or a hang ends it: a restart then costs no loading of LibTorch, CUDA and the
+    // evaluator's kernels. Twice the processes, and a CUDA context more per worker.
+    bool spareWorkers = false;
 };
 
 // The one door to kernel evaluation for the CLI, the GUI and the RL loop. It owns the worker
@@ -89,6 +93,8 @@ public:
     std::size_t workerCount() const;
     // How many times workers were (re)started in all.
     int starts() const;
+    // How many of those starts took over a spare.
+    int spareTakeovers() const;
 
 private:
     struct Impl;

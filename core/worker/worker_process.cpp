@@ -45,46 +45,93 @@ WorkerProcess::WorkerProcess(std::string executable, std::vector<std::string> ar
 
 WorkerProcess::~WorkerProcess() {
     stop();
+    if (m_spare)
+        stopChild(*m_spare);
 }
 
-bool WorkerProcess::start(std::string* error) {
-    if (m_child.pid() > 0)
-        return true;
+ChildCommand WorkerProcess::command() const {
     ChildCommand command;
     command.argv.push_back(m_executable);
     command.argv.insert(command.argv.end(), m_arguments.begin(), m_arguments.end());
     command.environment = m_environment;
-    // The worker stays in our process group, so that a terminal's Ctrl+C ends it with us even
-    // while it runs a hung kernel.
+    return command;
+}
+
+namespace {
+
+// The worker stays in our process group, so that a terminal's Ctrl+C ends it with us even while
+// it runs a hung kernel.
+ChildStart workerStart() {
     ChildStart how;
     how.ownGroup = false;
-    if (!m_child.start(command, how, error))
+    return how;
+}
+
+} // namespace
+
+void WorkerProcess::keepSpare(bool keep) {
+    m_keepSpare = keep;
+    if (!keep && m_spare) {
+        stopChild(*m_spare);
+        m_spare.reset();
+    }
+}
+
+void WorkerProcess::startSpare() {
+    if (m_spare)
+        stopChild(*m_spare);
+    m_spare = std::make_unique<ChildProcess>();
+    const ChildCommand spare = command();
+    std::string error;
+    // A spare that cannot start is no loss: the next start tries the usual way and says why.
+    if (!m_spare->start(spare, workerStart(), &error)) {
+        m_spare.reset();
+        return;
+    }
+    m_spareArgv = spare.argv;
+    m_spareEnvironment = spare.environment;
+}
+
+bool WorkerProcess::start(std::string* error) {
+    if (m_child->pid() > 0)
+        return true;
+    const ChildCommand next = command();
+    if (m_spare && m_spare->running() && m_spareArgv == next.argv &&
+        m_spareEnvironment == next.environment) {
+        m_child->closePipes();
+        std::swap(m_child, m_spare);
+        m_spare.reset();
+        ++m_spareTakeovers;
+    } else if (!m_child->start(next, workerStart(), error)) {
         return false;
+    }
     m_reader = LineReader(protocol::kMaxLineBytes);
     ++m_starts;
+    if (m_keepSpare)
+        startSpare();
     return true;
 }
 
 void WorkerProcess::readStderr() {
-    m_child.readStderr(m_stderr);
+    m_child->readStderr(m_stderr);
     if (m_stderr.size() > kStderrKeep)
         m_stderr.erase(0, m_stderr.size() - kStderrKeep);
 }
 
 bool WorkerProcess::readReplies() {
     std::string chunk;
-    const bool open = m_child.readStdout(chunk) == ChildProcess::ReadState::Open;
+    const bool open = m_child->readStdout(chunk) == ChildProcess::ReadState::Open;
     m_reader.feed(chunk.data(), chunk.size());
     return open;
 }
 
 std::string WorkerProcess::reapDescription() {
-    if (m_child.pid() <= 0)
+    if (m_child->pid() <= 0)
         return "the worker is not running";
-    const ChildExit end = m_child.wait(kExitGraceMs);
+    const ChildExit end = m_child->wait(kExitGraceMs);
     // What is left of stderr goes into the report.
     readStderr();
-    m_child.closePipes();
+    m_child->closePipes();
     if (end.signal != 0)
         return std::string("the worker was killed by signal ") + std::to_string(end.signal) + " (" +
                strsignal(end.signal) + ")";
@@ -94,31 +141,34 @@ std::string WorkerProcess::reapDescription() {
 }
 
 void WorkerProcess::kill() {
-    if (m_child.pid() > 0) {
-        m_child.kill(SIGKILL);
+    if (m_child->pid() > 0) {
+        m_child->kill(SIGKILL);
         reapDescription();
     }
 }
 
-void WorkerProcess::stop() {
-    if (m_child.pid() <= 0) {
-        m_child.closePipes();
+void WorkerProcess::stopChild(ChildProcess& child) {
+    if (child.pid() <= 0) {
+        child.closePipes();
         return;
     }
-    m_child.write(
-        protocol::encodeLine(protocol::makeRequest(protocol::newRequestId(), "shutdown")));
-    m_child.closeStdin();
-    m_child.wait(kExitGraceMs);
-    m_child.closePipes();
+    child.write(protocol::encodeLine(protocol::makeRequest(protocol::newRequestId(), "shutdown")));
+    child.closeStdin();
+    child.wait(kExitGraceMs);
+    child.closePipes();
+}
+
+void WorkerProcess::stop() {
+    stopChild(*m_child);
 }
 
 bool WorkerProcess::send(const std::string& line, WorkerReply& reply, bool& unread) {
     std::size_t written = 0;
-    if (m_child.write(line, &written))
+    if (m_child->write(line, &written))
         return true;
     // Bytes still in the pipe were never read: a worker that took none of them ended before
     // this request reached it.
-    unread = written == m_child.stdinUnread();
+    unread = written == m_child->stdinUnread();
     reply.status = WorkerReply::Status::Crashed;
     reply.detail = reapDescription();
     return false;
@@ -236,7 +286,7 @@ bool WorkerProcess::await(std::int64_t id, std::size_t lineBytes,
         const auto next = m_idleTimeoutMs > 0 ? std::min(deadline, idleDeadline) : deadline;
         const int wait = static_cast<int>(
             std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count());
-        pollfd fds[2] = {{m_child.stdoutFd(), POLLIN, 0}, {m_child.stderrFd(), POLLIN, 0}};
+        pollfd fds[2] = {{m_child->stdoutFd(), POLLIN, 0}, {m_child->stderrFd(), POLLIN, 0}};
         const int ready = ::poll(fds, 2, std::min(wait, 1000));
         if (ready < 0 && errno != EINTR) {
             kill();
@@ -249,7 +299,7 @@ bool WorkerProcess::await(std::int64_t id, std::size_t lineBytes,
         if (fds[0].revents && !readReplies() && !m_reader.ready()) {
             // The pipe still holds what the worker never read: when that is the whole request,
             // the worker ended before the request reached it.
-            unread = !heard && m_child.stdinUnread() == lineBytes;
+            unread = !heard && m_child->stdinUnread() == lineBytes;
             reply.status = WorkerReply::Status::Crashed;
             reply.detail = reapDescription();
             return !unread;

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,6 +58,15 @@ public:
     WorkerProcess& operator=(const WorkerProcess&) = delete;
 
     bool start(std::string* error);
+    // With a spare, every start also starts the next worker, which loads its libraries (and,
+    // with dice-evald --warm, its GPU) while this one works; the next start takes it over when
+    // it is still alive and was started with the arguments and environment of now. A restart
+    // after a fault or a hang then costs no load time. The spare is stopped with this object.
+    void keepSpare(bool keep);
+    // The spare's process id; -1 when there is none.
+    pid_t sparePid() const { return m_spare ? m_spare->pid() : -1; }
+    // How many starts took over the spare.
+    int spareTakeovers() const { return m_spareTakeovers; }
     // The arguments of the next start; a running worker keeps those it was started with.
     void setArguments(std::vector<std::string> arguments) { m_arguments = std::move(arguments); }
     // Variables set in the worker's environment over this process's, from its next start: a
@@ -67,7 +77,7 @@ public:
     }
     // Whether the worker is alive: one that died since the last call is reaped here, so the next
     // call starts a fresh one instead of blaming its request for the death.
-    bool running() { return m_child.running(); }
+    bool running() { return m_child->running(); }
     // Asks the worker to exit, then kills it if it does not within a second.
     void stop();
     // Kills the worker at once (SIGKILL) and reaps it.
@@ -87,11 +97,16 @@ public:
     void setIdleTimeout(int idleTimeoutMs) { m_idleTimeoutMs = idleTimeoutMs; }
 
     int starts() const { return m_starts; }
-    pid_t pid() const { return m_child.pid(); }
+    pid_t pid() const { return m_child->pid(); }
     // The last lines the worker wrote to stderr (for error reports).
     std::string stderrTail() const { return m_stderr; }
 
 private:
+    ChildCommand command() const;
+    // Starts the spare afresh from the current arguments; a failure leaves none.
+    void startSpare();
+    // Asks a child to exit and kills it when it does not within the grace period.
+    static void stopChild(ChildProcess& child);
     std::string reapDescription();
     void readStderr();
     // Reads what the worker wrote to stdout into m_reader; false at end of file.
@@ -108,7 +123,13 @@ private:
     std::string m_executable;
     std::vector<std::string> m_arguments;
     std::vector<std::pair<std::string, std::string>> m_environment;
-    ChildProcess m_child;
+    std::unique_ptr<ChildProcess> m_child = std::make_unique<ChildProcess>();
+    bool m_keepSpare = false;
+    std::unique_ptr<ChildProcess> m_spare;
+    // What the spare was started with: it stands in only for the same command.
+    std::vector<std::string> m_spareArgv;
+    std::vector<std::pair<std::string, std::string>> m_spareEnvironment;
+    int m_spareTakeovers = 0;
     LineReader m_reader;
     std::string m_stderr;
     int m_starts = 0;

@@ -703,6 +703,47 @@ private Q_SLOTS:
         QVERIFY(std::getenv("DICE_WORKER_TEST_VALUE") == nullptr);
     }
 
+    void spareTakesOverWhenTheWorkerEnds() {
+        const auto alive = [](pid_t pid) { return pid > 0 && ::kill(pid, 0) == 0; };
+        pid_t stale = -1;
+        {
+            dice::WorkerProcess worker(DICE_BIN_DIR "/dice-evald", {"--warm"});
+            worker.keepSpare(true);
+            const auto first = worker.call("hello", json::object(), 30000);
+            QCOMPARE(dice::toString(first.status), std::string("ok"));
+            // A worker started with --warm says how its GPU set-up went before it answers.
+            QVERIFY(first.message.contains("gpu"));
+            const pid_t spare = worker.sparePid();
+            QVERIFY(alive(spare));
+            QVERIFY(spare != worker.pid());
+
+            // As after a hang: the worker is killed, and the spare answers the next request.
+            worker.kill();
+            const auto second = worker.call("hello", json::object(), 30000);
+            QCOMPARE(dice::toString(second.status), std::string("ok"));
+            QCOMPARE(second.message["pid"].get<long long>(), static_cast<long long>(spare));
+            QCOMPARE(worker.spareTakeovers(), 1);
+            QCOMPARE(worker.starts(), 2);
+            QVERIFY(alive(worker.sparePid()));
+            QVERIFY(worker.sparePid() != spare);
+
+            // A spare started with other arguments never stands in: it is replaced.
+            stale = worker.sparePid();
+            worker.setArguments({"--warm", "--cpu-threads", "1"});
+            worker.kill();
+            const auto third = worker.call("hello", json::object(), 30000);
+            QCOMPARE(dice::toString(third.status), std::string("ok"));
+            QVERIFY(third.message["pid"].get<long long>() != static_cast<long long>(stale));
+            QCOMPARE(third.message["cpu_threads"].get<int>(), 1);
+            QCOMPARE(worker.spareTakeovers(), 1);
+            QVERIFY(!alive(stale));
+            stale = worker.sparePid();
+            QVERIFY(alive(stale));
+        }
+        // The spare ends with its owner.
+        QVERIFY(!alive(stale));
+    }
+
     void processAnswersHelloAndDeviceInfo() {
         dice::WorkerProcess worker(DICE_BIN_DIR "/dice-evald");
         const auto hello = worker.call("hello", json::object(), 30000);
