@@ -45,6 +45,10 @@ def main():
     # gives (4,096 tokens, 2,048 for a fill, cut to what the model's positions leave).
     p.add_argument("--max-tokens", type=int)
     p.add_argument("--kind", default="generate", choices=["generate", "infill"])
+    # The decoding the Generate area uses by default, unless asked otherwise: static decoding
+    # commits one token a step (block length steps per block).
+    p.add_argument("--strategy", default="dynamic", choices=["dynamic", "static"])
+    p.add_argument("--threshold", type=float, default=0.9)
     # The corpus asks some tasks again as imported KernelBench problems (style "kernelbench");
     # each style is its own set.
     p.add_argument("--style", default="native", choices=["native", "kernelbench"])
@@ -108,7 +112,8 @@ def main():
         start = time.time()
         out = subprocess.run([a.dice, "generate", "--model", a.model] + ask +
                              ["--device", a.device] + budget + [
-                              "--strategy", "dynamic", "--threshold", "0.9", "--temperature", "0"],
+                              "--strategy", a.strategy, "--threshold", str(a.threshold),
+                              "--temperature", "0"],
                              capture_output=True, text=True)
         seconds = time.time() - start
         answer = out.stdout
