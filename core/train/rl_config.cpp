@@ -272,7 +272,7 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
         c.reward = rewardOptionsFromJson(f.at("reward"));
     if (f.has("judge")) {
         const Fields j(f.at("judge"), "config.judge",
-                       {"devices", "compile_threads", "idle_timeout_s"});
+                       {"devices", "compile_threads", "idle_timeout_s", "spare_workers"});
         if (j.has("devices")) {
             if (!j.at("devices").is_array() || j.at("devices").empty())
                 j.fail("devices", "must list GPU indices");
