@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/json_depth.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <utility>
+#include <vector>
 
 namespace dice {
 
@@ -27,6 +31,24 @@ std::size_t jsonNestingDepth(const std::string& text, std::size_t limit) {
         } else if ((c == ']' || c == '}') && depth > 0) {
             --depth;
         }
+    }
+    return deepest;
+}
+
+std::size_t jsonNestingDepth(const nlohmann::json& value, std::size_t limit) {
+    std::size_t deepest = 0;
+    // Each structured value still to look into, with its own depth.
+    std::vector<std::pair<const nlohmann::json*, std::size_t>> pending = {{&value, 1}};
+    while (!pending.empty()) {
+        const auto [node, depth] = pending.back();
+        pending.pop_back();
+        if (!node->is_structured())
+            continue;
+        deepest = std::max(deepest, depth);
+        if (deepest > limit)
+            return deepest;
+        for (const auto& child : *node)
+            pending.emplace_back(&child, depth + 1);
     }
     return deepest;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstddef>
 #include <string>
 
@@ -11,5 +13,9 @@ namespace dice {
 // check it first: a parsed value hundreds of thousands of levels deep exhausts the stack when it
 // is destroyed.
 std::size_t jsonNestingDepth(const std::string& text, std::size_t limit);
+
+// The same of a parsed value, without recursion: a caller given a value it did not parse checks
+// it before copying it (a copy recurses once per level).
+std::size_t jsonNestingDepth(const nlohmann::json& value, std::size_t limit);
 
 } // namespace dice

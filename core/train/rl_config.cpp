@@ -2,6 +2,7 @@
 #include "core/train/rl_config.h"
 
 #include "core/common/error.h"
+#include "core/common/json_depth.h"
 
 #include <nlohmann/json.hpp>
 
@@ -189,6 +190,12 @@ nlohmann::json toJson(const RlConfig& c) {
 }
 
 RlConfig rlConfigFromJson(const nlohmann::json& given) {
+    // Far deeper than any configuration; a value nested hundreds of thousands of levels deep
+    // would exhaust the stack when it is copied below.
+    constexpr std::size_t kMaxDepth = 64;
+    if (jsonNestingDepth(given, kMaxDepth) > kMaxDepth)
+        throw Error("RL configuration: nests arrays and objects deeper than " +
+                    std::to_string(kMaxDepth) + " levels");
     // A preset is the base that the file's own fields change.
     nlohmann::json json = given;
     if (json.is_object() && json.contains("preset")) {

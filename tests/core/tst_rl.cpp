@@ -9,6 +9,7 @@
 #include "core/bench/rollout_bench.h"
 #include "core/common/error.h"
 #include "core/common/file_util.h"
+#include "core/common/json_depth.h"
 #include "core/diffusion/qwen3_network.h"
 #include "core/diffusion/sdar_sampler.h"
 #include "core/model/qwen3_model.h"
@@ -346,6 +347,16 @@ private slots:
         const RlConfig scoring = rlConfigFromJson(
             {{"phases", {{{"steps", 0}}}}, {"eval", {{"every", 1}, {"data", "builtin"}}}});
         QCOMPARE(scoring.totalSteps(), std::int64_t(0));
+        // A configuration nested far deeper than any is refused before it is copied, which
+        // exhausted the stack (dice train rl --config crashed with a segmentation fault).
+        std::string deep;
+        for (int i = 0; i < 200000; ++i)
+            deep += '[';
+        deep += std::string(200000, ']');
+        const nlohmann::json nested =
+            nlohmann::json::parse("{\"phases\":[{\"steps\":1}],\"reward\":{\"x\":" + deep + "}}");
+        QVERIFY(fails(nested, "RL configuration: nests arrays and objects deeper than 64 levels"));
+        QVERIFY(jsonNestingDepth(toJson(paper), 64) <= 64);
     }
 
     void schedulesTakeEasyTasksFirst() {
