@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/common/json_depth.h"
 
+#include "core/common/error.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -51,6 +53,18 @@ std::size_t jsonNestingDepth(const nlohmann::json& value, std::size_t limit) {
             pending.emplace_back(&child, depth + 1);
     }
     return deepest;
+}
+
+nlohmann::json parseJsonWithin(const std::string& text, std::size_t maxDepth,
+                               const std::string& origin) {
+    if (jsonNestingDepth(text, maxDepth) > maxDepth)
+        throw Error(origin + ": nests arrays and objects deeper than " + std::to_string(maxDepth) +
+                    " levels");
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(origin + ": not valid JSON: " + e.what());
+    }
 }
 
 } // namespace dice

@@ -18,4 +18,10 @@ std::size_t jsonNestingDepth(const std::string& text, std::size_t limit);
 // it before copying it (a copy recurses once per level).
 std::size_t jsonNestingDepth(const nlohmann::json& value, std::size_t limit);
 
+// Outside JSON text (a file a user gives or a folder copied from elsewhere) parsed once its
+// nesting is known to be at most `maxDepth`: a dice::Error beginning with `origin` when it is
+// nested deeper or is not JSON.
+nlohmann::json parseJsonWithin(const std::string& text, std::size_t maxDepth,
+                               const std::string& origin);
+
 } // namespace dice

@@ -3,6 +3,7 @@
 
 #include "core/common/error.h"
 #include "core/common/file_util.h"
+#include "core/common/json_depth.h"
 
 #include <nlohmann/json.hpp>
 
@@ -50,12 +51,9 @@ RunRecord recordFrom(const json& evaluation, const std::string& where, const std
 
 ImportedRuns importRuns(const std::string& text, const std::string& origin,
                         const std::string& dataDirectory) {
-    json doc;
-    try {
-        doc = json::parse(text);
-    } catch (const json::exception& e) {
-        throw Error(origin + ": not JSON: " + e.what());
-    }
+    // Deeper than any result file the workbench writes (eight levels); a value nested hundreds of
+    // thousands of levels deep would exhaust the stack when a part of it is copied.
+    json doc = parseJsonWithin(text, 64, origin);
     ImportedRuns out;
     if (doc.is_object() && doc.contains("checks")) {
         if (!doc["checks"].is_array())

@@ -6,6 +6,7 @@
 #include "core/common/error.h"
 #include "core/common/file_limits.h"
 #include "core/common/file_util.h"
+#include "core/common/json_depth.h"
 #include "core/common/splitmix.h"
 #include "core/cuda/cuda_driver.h"
 #include "core/diffusion/qwen3_network.h"
@@ -350,12 +351,10 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
                             "(\"model\": that folder)");
         optimizer.load(moments.string());
         const fs::path stateFile = existing.back().folder / "trainer_state.json";
-        nlohmann::json state;
-        try {
-            state = nlohmann::json::parse(readTextFile(stateFile.string(), limits::kResultFile));
-        } catch (const nlohmann::json::exception& e) {
-            throw FileError(stateFile.string(), std::string("not valid JSON: ") + e.what());
-        }
+        // Its records are copied below: a file nested far deeper than the trainer writes is
+        // refused first.
+        const nlohmann::json state = parseJsonWithin(
+            readTextFile(stateFile.string(), limits::kResultFile), 64, stateFile.string());
         if (!state.is_object() || !state.contains("step") || !state["step"].is_number_unsigned())
             throw FileError(stateFile.string(), "has no step");
         start = state["step"].get<std::int64_t>();

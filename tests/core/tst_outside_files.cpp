@@ -2,15 +2,18 @@
 // Every reader of files that come from outside refuses what is not a regular file under its size
 // limit, at once and with a message that names the file and what it is: a FIFO (which would hang
 // a plain open), /dev/zero (which would feed a plain read without end), a directory, and a sparse
-// file one byte over the limit.
+// file one byte over the limit; and JSON nested deeper than a reader can copy.
 #include "core/common/error.h"
 #include "core/common/file_limits.h"
 #include "core/common/file_util.h"
+#include "core/common/json_depth.h"
 #include "core/eval/candidate.h"
 #include "core/model/model_config.h"
 #include "core/model/safetensors.h"
 #include "core/tasks/task.h"
 #include "core/tokenizer/tokenizer.h"
+
+#include <nlohmann/json.hpp>
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -193,6 +196,36 @@ private Q_SLOTS:
         } catch (const dice::FileError& e) {
             QCOMPARE(std::string(e.what()), path + ": cannot open: No such file or directory");
         }
+    }
+
+    // Text nested hundreds of thousands of levels deep parses, but copying a part of it recurses
+    // once per level and exhausts the stack (dice runs import and dice train rl --config crashed
+    // on such files): readers whose values are copied refuse it first.
+    void deeplyNestedJsonIsRefusedBeforeItIsParsed() {
+        const auto nested = [](std::size_t levels) {
+            return std::string(levels, '[') + std::string(levels, ']');
+        };
+        QCOMPARE(dice::parseJsonWithin(nested(64), 64, "f.json").dump().size(), std::size_t(128));
+        const auto refusal = [](const std::string& text) {
+            try {
+                dice::parseJsonWithin(text, 64, "f.json");
+            } catch (const dice::Error& e) {
+                return std::string(e.what());
+            }
+            return std::string("accepted");
+        };
+        QCOMPARE(refusal(nested(65)),
+                 std::string("f.json: nests arrays and objects deeper than 64 levels"));
+        QCOMPARE(refusal(nested(300000)), refusal(nested(65)));
+        // Brackets inside strings are text, not nesting.
+        QCOMPARE(refusal("{\"a\": \"" + std::string(1000, '[') + "\"}"), std::string("accepted"));
+        QVERIFY(refusal("{\"a\": ").rfind("f.json: not valid JSON", 0) == 0);
+        // The same count on a value that is already parsed, without recursion.
+        const nlohmann::json deep = nlohmann::json::parse(nested(300000));
+        QCOMPARE(dice::jsonNestingDepth(deep, 64), std::size_t(65));
+        QCOMPARE(dice::jsonNestingDepth(nlohmann::json::parse(nested(10)), 64), std::size_t(10));
+        QCOMPARE(dice::jsonNestingDepth(nlohmann::json::parse("{\"a\": [1, {}]}"), 64),
+                 std::size_t(3));
     }
 };
 

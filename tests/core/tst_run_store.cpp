@@ -380,6 +380,19 @@ private Q_SLOTS:
                 QVERIFY2(std::string(e.what()).find("bad.json") != std::string::npos, e.what());
             }
         }
+        // A self-test file whose check data nests 200,000 levels: refused with a message (its
+        // import crashed with a segmentation fault when the data was copied).
+        const std::string deep =
+            "{\"checks\": [{\"name\": \"eval.relu\", \"data\": " + std::string(200000, '[') +
+            std::string(200000, ']') + "}]}";
+        try {
+            importRuns(deep, "deep.json", ".");
+            QFAIL("a file nested 200,000 levels deep was imported");
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("deep.json: nests arrays and objects deeper") !=
+                         std::string::npos,
+                     e.what());
+        }
     }
 };
 
