@@ -34,6 +34,8 @@ const char* const kUsage =
     "  --chunk N             candidates per worker request (default 32)\n"
     "  --no-spare-workers    no started spare beside each worker to take over after a\n"
     "                        fault or a hang\n"
+    "  --longest-first       hand the longest candidates to the workers first, not in the\n"
+    "                        batch's order\n"
     "  --idle-timeout S      a kernel silent this long hangs (default 2)\n"
     "  --mode MODE           correctness (default) or timed\n"
     "  --preset NAME         the tasks' sizes to judge at: bench (default) or small\n"
@@ -115,7 +117,7 @@ int benchRewardKernelBench(const Invocation& in, const Arguments& args) {
 
 int benchReward(const Invocation& in) {
     const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
-    const Arguments args(rest, {"help", "no-alone", "no-spare-workers"},
+    const Arguments args(rest, {"help", "no-alone", "no-spare-workers", "longest-first"},
                          {"candidates", "seed", "workers", "device", "compile-threads", "chunk",
                           "idle-timeout", "mode", "preset", "output", "kernelbench", "problems",
                           "worker-cpu-threads", "build-threads", "sequential-builds",
@@ -149,6 +151,7 @@ int benchReward(const Invocation& in) {
     options.service.evaluator.compileTimeoutMs = 30000;
     options.service.batch.compileThreads = args.integer("compile-threads", 4);
     options.service.evaluator.spareWorkers = !args.flag("no-spare-workers");
+    options.service.batch.longestFirst = args.flag("longest-first");
     options.service.evaluator.cpuThreadsPerWorker = args.integer("worker-cpu-threads", 0);
     if (options.service.evaluator.cpuThreadsPerWorker < 0 ||
         options.service.evaluator.cpuThreadsPerWorker > 4096)

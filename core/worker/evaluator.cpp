@@ -17,6 +17,7 @@
 #include <locale>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -615,6 +616,35 @@ std::vector<EvaluationResult>
 Evaluator::evaluateBatch(const std::vector<Job>& jobs, const BatchOptions& batch,
                          const std::function<void(std::size_t, const EvaluationResult&)>& done,
                          const std::atomic<bool>* cancel) {
+    if (!batch.longestFirst)
+        return evaluateInOrder(jobs, batch, done, cancel);
+    // The source's length stands for its compile time: the long ones are the tiled templates.
+    std::vector<std::size_t> order(jobs.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return jobs[a].source.size() > jobs[b].source.size();
+    });
+    std::vector<Job> sorted;
+    sorted.reserve(jobs.size());
+    for (std::size_t i : order)
+        sorted.push_back(jobs[i]);
+    std::vector<EvaluationResult> byLength = evaluateInOrder(
+        sorted, batch,
+        [&](std::size_t k, const EvaluationResult& r) {
+            if (done)
+                done(order[k], r);
+        },
+        cancel);
+    std::vector<EvaluationResult> results(jobs.size());
+    for (std::size_t k = 0; k < order.size(); ++k)
+        results[order[k]] = std::move(byLength[k]);
+    return results;
+}
+
+std::vector<EvaluationResult>
+Evaluator::evaluateInOrder(const std::vector<Job>& jobs, const BatchOptions& batch,
+                           const std::function<void(std::size_t, const EvaluationResult&)>& done,
+                           const std::atomic<bool>* cancel) {
     std::vector<EvaluationResult> results(jobs.size());
     const std::size_t chunk = std::max<std::size_t>(1, batch.chunk);
     std::atomic<std::size_t> next{0};

@@ -79,6 +79,12 @@ public:
         std::size_t chunk = 64;
         // Threads each worker compiles the candidates ahead with while its GPU runs the current.
         int compileThreads = 4;
+        // Hand out the longest candidates first. Compiling is most of a batch's time, and a long
+        // candidate (a register-tiled template: seconds of NVRTC) met in the middle of a request
+        // holds its worker's GPU while the compilers, which run at most twice their number ahead,
+        // wait for the GPU to move on; started first, the long compiles would overlap each other
+        // and the rest. Off until measured on a GPU (docs/reward.md). Results keep the jobs' order.
+        bool longestFirst = false;
     };
     // evaluateAll() through the workers' batch request (the reward service's door): results in
     // the jobs' order, each the verdict evaluate() gives the same candidate alone. A candidate
@@ -97,6 +103,12 @@ public:
     int spareTakeovers() const;
 
 private:
+    // evaluateBatch() in the jobs' order.
+    std::vector<EvaluationResult>
+    evaluateInOrder(const std::vector<Job>& jobs, const BatchOptions& batch,
+                    const std::function<void(std::size_t, const EvaluationResult&)>& done,
+                    const std::atomic<bool>* cancel);
+
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };

@@ -24,6 +24,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <regex>
 #include <set>
 
@@ -368,6 +369,21 @@ private slots:
         compareWithAlone(jobs, results, jobs.size());
         for (const auto& r : results)
             QVERIFY2(r.workerState == WorkerState::Ok, toString(r.workerState).c_str());
+
+        // Handed out longest first, the verdicts still come back in the jobs' order, each
+        // reported once under its own index.
+        batch.longestFirst = true;
+        std::vector<std::size_t> longest;
+        const auto sorted = evaluator.evaluateBatch(
+            jobs, batch, [&](std::size_t i, const EvaluationResult&) { longest.push_back(i); });
+        QCOMPARE(sorted.size(), jobs.size());
+        std::vector<std::size_t> all(jobs.size());
+        std::iota(all.begin(), all.end(), std::size_t(0));
+        std::vector<std::size_t> seen = longest;
+        std::sort(seen.begin(), seen.end());
+        QCOMPARE(seen, all);
+        QVERIFY(longest != all);
+        compareWithAlone(jobs, sorted, jobs.size());
     }
 
     void aWorkerThatDiesCostsOneCandidate() {
