@@ -75,7 +75,7 @@ for step in "${steps[@]}"; do
         # gives that pass several workers. BENCH_REWARD_FAST_COMPILE (min, mid, max) builds with
         # fewer optimisations and BENCH_REWARD_PRESET=small judges at the small sizes, each into a
         # result file of its own. BENCH_REWARD_ARGS adds options of `dice bench reward` (--workers,
-        # --compile-threads, --worker-cpu-threads, --spare-workers) and BENCH_REWARD_PART names
+        # --compile-threads, --no-spare-workers, --longest-first) and BENCH_REWARD_PART names
         # the file of such a run.
         # shellcheck disable=SC2206
         more=(${BENCH_REWARD_ARGS:-})
