@@ -4,6 +4,7 @@
 #include "core/common/error.h"
 #include "core/common/file_limits.h"
 #include "core/common/file_util.h"
+#include "core/common/json_depth.h"
 #include "core/data/corpus_writer.h"
 #include "core/eval/candidate.h"
 #include "core/tasks/task.h"
@@ -88,7 +89,13 @@ std::string explained(const EvaluationResult& r) {
 double reuseMeasurements(const std::string& path, std::vector<CuratedTask>& tasks) {
     nlohmann::json report;
     try {
-        report = nlohmann::json::parse(readTextFile(path, limits::kCorpus));
+        const std::string text = readTextFile(path, limits::kCorpus);
+        // Its "curation" is copied out below, which recurses once per level of nesting.
+        constexpr std::size_t kMaxDepth = 64;
+        if (jsonNestingDepth(text, kMaxDepth) > kMaxDepth)
+            throw FileError(path, "nests arrays and objects deeper than " +
+                                      std::to_string(kMaxDepth) + " levels");
+        report = nlohmann::json::parse(text);
         if (report.contains("curation"))
             report = report["curation"];
         std::map<std::string, const nlohmann::json*> byTask;

@@ -166,7 +166,9 @@ private Q_SLOTS:
         curation.measurements = report;
         for (const std::string& text :
              {std::string("{\"tasks\": []}"), std::string("not json"),
-              std::string("{\"curation\": {\"tasks\": [{\"task\": 3}]}}")}) {
+              std::string("{\"curation\": {\"tasks\": [{\"task\": 3}]}}"),
+              // Nested far too deep: copying its "curation" exhausted the stack.
+              "{\"curation\": " + std::string(200000, '[') + std::string(200000, ']') + "}"}) {
             writeFileAtomically(report, text);
             try {
                 curateCorpus(curation);
