@@ -32,6 +32,10 @@ const char* const kUsage =
     "  --compile-threads N   per worker (default 4)\n"
     "  --worker-cpu-threads N  LibTorch's CPU threads per worker (default: LibTorch's count)\n"
     "  --chunk N             candidates per worker request (default 32)\n"
+    "  --guided-chunks       requests of half an even share of what is left, at least\n"
+    "                        --chunk: few long requests, then short ones at the end\n"
+    "  --compile-lookahead N candidates a worker compiles ahead of its GPU (default twice\n"
+    "                        --compile-threads)\n"
     "  --no-spare-workers    no started spare beside each worker to take over after a\n"
     "                        fault or a hang\n"
     "  --longest-first       hand the longest candidates to the workers first, not in the\n"
@@ -117,11 +121,12 @@ int benchRewardKernelBench(const Invocation& in, const Arguments& args) {
 
 int benchReward(const Invocation& in) {
     const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
-    const Arguments args(rest, {"help", "no-alone", "no-spare-workers", "longest-first"},
+    const Arguments args(rest,
+                         {"help", "no-alone", "no-spare-workers", "longest-first", "guided-chunks"},
                          {"candidates", "seed", "workers", "device", "compile-threads", "chunk",
                           "idle-timeout", "mode", "preset", "output", "kernelbench", "problems",
                           "worker-cpu-threads", "build-threads", "sequential-builds",
-                          "save-candidates", "fast-compile", "alone-workers"});
+                          "save-candidates", "fast-compile", "alone-workers", "compile-lookahead"});
     if (!args.ok() || !args.positionals().empty()) {
         std::cerr << "dice bench reward: " << (args.ok() ? "" : args.error() + "\n") << kUsage;
         return 2;
@@ -152,6 +157,10 @@ int benchReward(const Invocation& in) {
     options.service.batch.compileThreads = args.integer("compile-threads", 4);
     options.service.evaluator.spareWorkers = !args.flag("no-spare-workers");
     options.service.batch.longestFirst = args.flag("longest-first");
+    options.service.batch.guidedChunks = args.flag("guided-chunks");
+    options.service.batch.compileLookahead = args.integer("compile-lookahead", 0);
+    if (options.service.batch.compileLookahead < 0 || options.service.batch.compileLookahead > 4096)
+        throw UsageError("--compile-lookahead must be from 1 to 4096");
     options.service.evaluator.cpuThreadsPerWorker = args.integer("worker-cpu-threads", 0);
     if (options.service.evaluator.cpuThreadsPerWorker < 0 ||
         options.service.evaluator.cpuThreadsPerWorker > 4096)

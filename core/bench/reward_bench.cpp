@@ -420,6 +420,10 @@ nlohmann::json runRewardBenchmark(const RewardBenchOptions& options,
         {"cpu_threads_per_worker", options.service.evaluator.cpuThreadsPerWorker},
         {"chunk", options.service.batch.chunk},
         {"longest_first", options.service.batch.longestFirst},
+        {"guided_chunks", options.service.batch.guidedChunks},
+        {"compile_lookahead", options.service.batch.compileLookahead > 0
+                                  ? options.service.batch.compileLookahead
+                                  : 2 * options.service.batch.compileThreads},
         {"reward", toJson(options.service.reward)},
         {"worker_start_seconds", warmSeconds},
         {"wall_seconds", wall},

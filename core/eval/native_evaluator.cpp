@@ -555,7 +555,8 @@ EvaluationResult NativeEvaluator::evaluate(const Task& task, const std::string& 
 }
 
 std::size_t NativeEvaluator::evaluateBatch(const std::vector<BatchItem>& items, int compileThreads,
-                                           const BatchDone& done, const ProgressFn& progress) {
+                                           int lookahead, const BatchDone& done,
+                                           const ProgressFn& progress) {
     // What the compile threads hand to this one: each item's result so far and its module,
     // and whether it may go on to the GPU.
     struct Slot {
@@ -574,7 +575,9 @@ std::size_t NativeEvaluator::evaluateBatch(const std::vector<BatchItem>& items, 
     // compile while they keep pace, few enough that a fault, which ends this process, throws
     // away little compiled work (the owner sends the rest to a fresh worker, which compiles it
     // again).
-    const std::size_t lookahead = 2 * static_cast<std::size_t>(std::max(1, compileThreads));
+    const std::size_t ahead = lookahead > 0
+                                  ? static_cast<std::size_t>(lookahead)
+                                  : 2 * static_cast<std::size_t>(std::max(1, compileThreads));
     std::size_t onGpu = 0;
     std::condition_variable gpuMoved;
     const auto compileAhead = [&] {
@@ -584,7 +587,7 @@ std::size_t NativeEvaluator::evaluateBatch(const std::vector<BatchItem>& items, 
                 return;
             {
                 std::unique_lock<std::mutex> lock(mutex);
-                gpuMoved.wait(lock, [&] { return stop || i < onGpu + lookahead; });
+                gpuMoved.wait(lock, [&] { return stop || i < onGpu + ahead; });
             }
             if (stop)
                 return;

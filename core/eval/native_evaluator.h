@@ -52,9 +52,11 @@ public:
     // compile and dry-run the items ahead (NVRTC and TorchScript need no GPU): each verdict is
     // the one evaluate() gives. `done` is called on this thread, in order, for each item
     // evaluated. Stops after an item whose kernel fault lost the CUDA context; returns how many
-    // items were evaluated, so that the rest can go to a fresh process.
+    // items were evaluated, so that the rest can go to a fresh process. The compilers run at
+    // most `lookahead` items ahead of the GPU (0: twice their number).
     std::size_t evaluateBatch(const std::vector<BatchItem>& items, int compileThreads,
-                              const BatchDone& done, const ProgressFn& progress = {});
+                              int lookahead, const BatchDone& done,
+                              const ProgressFn& progress = {});
 
     // Changes the share of the GPU's memory this evaluator may hold (0 < share <= 1), giving back
     // what it holds cached: the owner of workers sharing a GPU raises one worker's share while the

@@ -24,6 +24,7 @@ void noteRepairedText(const protocol::Request& request, EvaluationResult& result
 // A batch is many candidates, each a "compile"/"evaluate" body (docs/worker-protocol.md).
 constexpr std::size_t kMaxBatchItems = 4096;
 constexpr int kMaxCompileThreads = 64;
+constexpr int kMaxCompileLookahead = 4096;
 
 std::vector<NativeEvaluator::BatchItem> batchItems(const nlohmann::json& body) {
     if (!body.contains("items") || !body["items"].is_array() || body["items"].empty())
@@ -51,6 +52,19 @@ int compileThreads(const nlohmann::json& body) {
         value.get<long long>() > kMaxCompileThreads)
         throw Error("request field \"compile_threads\" must be a whole number from 1 to " +
                     std::to_string(kMaxCompileThreads));
+    return static_cast<int>(value.get<long long>());
+}
+
+// How many candidates the compilers may run ahead of the GPU; 0 when the request leaves it to
+// the evaluator.
+int compileLookahead(const nlohmann::json& body) {
+    if (!body.contains("lookahead"))
+        return 0;
+    const auto& value = body["lookahead"];
+    if (!value.is_number_integer() || value.get<long long>() < 1 ||
+        value.get<long long>() > kMaxCompileLookahead)
+        throw Error("request field \"lookahead\" must be a whole number from 1 to " +
+                    std::to_string(kMaxCompileLookahead));
     return static_cast<int>(value.get<long long>());
 }
 
@@ -98,12 +112,13 @@ void addEvaluationHandlers(WorkerService& service, NativeEvaluator& evaluator) {
                                                                 const WorkerService::Emit& send) {
         const std::vector<NativeEvaluator::BatchItem> items = batchItems(request.body);
         const int threads = compileThreads(request.body);
+        const int lookahead = compileLookahead(request.body);
         const auto progress = [&](const std::string& stage, double fraction,
                                   const std::string& message) {
             send(protocol::makeProgress(request.id, stage, fraction, message));
         };
         const std::size_t evaluated = evaluator.evaluateBatch(
-            items, threads,
+            items, threads, lookahead,
             [&](std::size_t i, const EvaluationResult& result) {
                 EvaluationResult noted = result;
                 noteRepairedText(request, noted);

@@ -88,6 +88,11 @@ std::string parameterFolder(const Task& task) {
 } // namespace
 
 struct Evaluator::Impl {
+    // A worker's compile pool, as a batch request asks for it.
+    struct Compilers {
+        int threads = 1;
+        int lookahead = 0; // 0: the worker's own default
+    };
     struct Worker {
         std::unique_ptr<WorkerProcess> process;
         std::mutex mutex;
@@ -279,24 +284,24 @@ struct Evaluator::Impl {
     // Evaluates jobs [first, last) on one worker through "evaluate_batch", as many requests as
     // faults and hangs make necessary.
     void runBatch(Worker& w, const std::vector<Job>& jobs, std::size_t first, std::size_t last,
-                  int compileThreads, std::vector<EvaluationResult>& results,
+                  const Compilers& compilers, std::vector<EvaluationResult>& results,
                   const std::function<void(std::size_t)>& finished,
                   const std::atomic<bool>* cancel) {
         std::lock_guard<std::mutex> lock(w.mutex);
-        runBatchLocked(w, jobs, first, last, compileThreads, results, finished, cancel);
+        runBatchLocked(w, jobs, first, last, compilers, results, finished, cancel);
     }
 
     // A build with fewer optimisations may run far slower than the kernel it is (register
     // arrays in local memory: on the H100, correct matrix products took over a second a call
     // and timed out), so its silence is no hang: it is judged again fully optimised, on the
     // fresh worker, and that verdict stands.
-    void judgeTimeoutFullyOptimised(Worker& w, const Job& job, int compileThreads,
+    void judgeTimeoutFullyOptimised(Worker& w, const Job& job, const Compilers& compilers,
                                     EvaluationResult& r, const std::atomic<bool>* cancel) {
         Job full = job;
         full.options.fastCompile.clear();
         std::vector<EvaluationResult> again(1);
         runBatchLocked(
-            w, {full}, 0, 1, compileThreads, again, [](std::size_t) {}, cancel);
+            w, {full}, 0, 1, compilers, again, [](std::size_t) {}, cancel);
         const std::string first = r.message;
         const WorkerState killed = r.workerState;
         r = again.front();
@@ -309,7 +314,7 @@ struct Evaluator::Impl {
     }
 
     void runBatchLocked(Worker& w, const std::vector<Job>& jobs, std::size_t first,
-                        std::size_t last, int compileThreads,
+                        std::size_t last, const Compilers& compilers,
                         std::vector<EvaluationResult>& results,
                         const std::function<void(std::size_t)>& finished,
                         const std::atomic<bool>* cancel) {
@@ -349,8 +354,11 @@ struct Evaluator::Impl {
             w.lastStage = "compile";
             const long long budget =
                 static_cast<long long>(options.runTimeoutMs) * static_cast<long long>(last - pos);
+            nlohmann::json body = {{"items", items}, {"compile_threads", compilers.threads}};
+            if (compilers.lookahead > 0)
+                body["lookahead"] = compilers.lookahead;
             const WorkerReply reply = w.process->call(
-                "evaluate_batch", {{"items", items}, {"compile_threads", compileThreads}},
+                "evaluate_batch", body,
                 static_cast<int>(std::min<long long>(budget, std::numeric_limits<int>::max())),
                 [&](const nlohmann::json& message) {
                     const std::string stage = message.value("stage", std::string());
@@ -410,7 +418,7 @@ struct Evaluator::Impl {
                     timeout ? WorkerState::RestartedAfterTimeout : WorkerState::RestartedAfterCrash;
                 w.process->stop();
                 if (timeout && !jobs[at].options.fastCompile.empty())
-                    judgeTimeoutFullyOptimised(w, jobs[at], compileThreads, r, cancel);
+                    judgeTimeoutFullyOptimised(w, jobs[at], compilers, r, cancel);
                 finished(at);
                 pos = at + 1;
                 break;
@@ -454,7 +462,8 @@ struct Evaluator::Impl {
     // worker with the memory the GPU's single worker would have. Its verdict stands, out of
     // memory or not.
     void judgeWithMoreMemory(const std::vector<Job>& jobs, std::vector<std::size_t> indices,
-                             int device, int compileThreads, std::vector<EvaluationResult>& results,
+                             int device, const Compilers& compilers,
+                             std::vector<EvaluationResult>& results,
                              const std::atomic<bool>* cancel) {
         std::sort(indices.begin(), indices.end());
         std::vector<Worker*> onGpu;
@@ -480,7 +489,7 @@ struct Evaluator::Impl {
             for (std::size_t i : indices)
                 round.push_back(jobs[i]);
             std::vector<EvaluationResult> judged(round.size());
-            const std::size_t chunk = static_cast<std::size_t>(std::max(1, 2 * compileThreads));
+            const std::size_t chunk = static_cast<std::size_t>(std::max(1, 2 * compilers.threads));
             std::atomic<std::size_t> next{0};
             const auto judge = [&](Worker& w) {
                 for (;;) {
@@ -494,7 +503,7 @@ struct Evaluator::Impl {
                         applyShare(w, share);
                     }
                     runBatch(
-                        w, round, first, last, compileThreads, judged, [](std::size_t) {}, nullptr);
+                        w, round, first, last, compilers, judged, [](std::size_t) {}, nullptr);
                     for (std::size_t k = first; k < last; ++k) {
                         const std::size_t i = indices[k];
                         results[i] = judged[k];
@@ -647,7 +656,29 @@ Evaluator::evaluateInOrder(const std::vector<Job>& jobs, const BatchOptions& bat
                            const std::atomic<bool>* cancel) {
     std::vector<EvaluationResult> results(jobs.size());
     const std::size_t chunk = std::max<std::size_t>(1, batch.chunk);
+    const Impl::Compilers compilers{batch.compileThreads, batch.compileLookahead};
     std::atomic<std::size_t> next{0};
+    // The next request's jobs [first, last): `chunk` of them, or with guided chunks half of an
+    // even share of those left (never fewer than `chunk`), so that a worker's requests start
+    // long, and few times drain its compilers, and end short, so that the workers finish
+    // together.
+    const std::size_t workerCount = std::max<std::size_t>(1, m_impl->workers.size());
+    const auto take = [&](std::size_t& first, std::size_t& last) {
+        std::size_t at = next.load();
+        for (;;) {
+            if (at >= jobs.size())
+                return false;
+            std::size_t size = chunk;
+            if (batch.guidedChunks)
+                size = std::max(size, (jobs.size() - at + 2 * workerCount - 1) / (2 * workerCount));
+            const std::size_t end = std::min(jobs.size(), at + size);
+            if (next.compare_exchange_weak(at, end)) {
+                first = at;
+                last = end;
+                return true;
+            }
+        }
+    };
     bool shared = false;
     for (const auto& w : m_impl->workers)
         shared = shared || m_impl->sharing(w->device) > 1;
@@ -673,11 +704,9 @@ Evaluator::evaluateInOrder(const std::vector<Job>& jobs, const BatchOptions& bat
                 done(i, results[i]);
             }
         };
-        for (;;) {
-            const std::size_t first = next.fetch_add(chunk);
-            if (first >= jobs.size())
-                return;
-            const std::size_t last = std::min(jobs.size(), first + chunk);
+        std::size_t first = 0;
+        std::size_t last = 0;
+        while (take(first, last)) {
             std::vector<bool> held(last - first, false);
             if (shared) {
                 std::lock_guard<std::mutex> lock(m_impl->doneMutex);
@@ -701,8 +730,7 @@ Evaluator::evaluateInOrder(const std::vector<Job>& jobs, const BatchOptions& bat
                 std::size_t end = begin;
                 while (end < last && !held[end - first])
                     ++end;
-                m_impl->runBatch(w, jobs, begin, end, batch.compileThreads, results, finished,
-                                 cancel);
+                m_impl->runBatch(w, jobs, begin, end, compilers, results, finished, cancel);
                 begin = end;
             }
         }
@@ -717,8 +745,7 @@ Evaluator::evaluateInOrder(const std::vector<Job>& jobs, const BatchOptions& bat
         std::vector<std::thread> again;
         for (const auto& [device, indices] : crowded)
             again.emplace_back([&, device = device, indices = indices] {
-                m_impl->judgeWithMoreMemory(jobs, indices, device, batch.compileThreads, results,
-                                            cancel);
+                m_impl->judgeWithMoreMemory(jobs, indices, device, compilers, results, cancel);
             });
         for (auto& t : again)
             t.join();

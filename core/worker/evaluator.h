@@ -85,6 +85,16 @@ public:
         // wait for the GPU to move on; started first, the long compiles would overlap each other
         // and the rest. Off until measured on a GPU (docs/reward.md). Results keep the jobs' order.
         bool longestFirst = false;
+        // Requests sized by what is left (half an even share each, at least `chunk`) instead
+        // of `chunk` each: between two requests a worker's compilers wait for its GPU to finish
+        // the last candidates and its GPU waits for the next request's first compile, once a
+        // request; long requests make that rare and short ones at the end keep the workers
+        // finishing together.
+        bool guidedChunks = false;
+        // How many candidates a worker's compilers may run ahead of its GPU; 0 leaves it to the
+        // worker (twice the compile threads). More keeps the compilers busy past a long compile
+        // the GPU waits for; a fault throws away what was compiled ahead.
+        int compileLookahead = 0;
     };
     // evaluateAll() through the workers' batch request (the reward service's door): results in
     // the jobs' order, each the verdict evaluate() gives the same candidate alone. A candidate

@@ -4,7 +4,11 @@
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/eval/native_evaluator.h"
 #include "core/tasks/task.h"
+#include "core/worker/evaluation_handlers.h"
+#include "core/worker/evaluation_request.h"
 #include "core/worker/evaluator.h"
+#include "core/worker/worker_protocol.h"
+#include "core/worker/worker_service.h"
 
 #include "process_state.h"
 #include <QProcess>
@@ -47,6 +51,35 @@ private Q_SLOTS:
         qputenv("CUDA_VISIBLE_DEVICES", "");
         if (!NvrtcCompiler::available())
             QSKIP("this build has no NVRTC");
+    }
+
+    // A batch request's pool sizes come from the owner; a worker refuses ones out of range
+    // before it compiles anything.
+    void batchRequestRejectsBadCompilePools() {
+        NativeEvaluator evaluator;
+        WorkerService service;
+        addEvaluationHandlers(service, evaluator);
+        const nlohmann::json item = toJson(EvaluationRequest{
+            task("relu"), resource("solutions/relu.dice"), "relu.dice", EvalOptions()});
+        const std::vector<std::pair<nlohmann::json, std::string>> bad = {
+            {{{"lookahead", 0}}, "\"lookahead\" must be a whole number from 1 to 4096"},
+            {{{"lookahead", 4097}}, "\"lookahead\" must be a whole number from 1 to 4096"},
+            {{{"lookahead", "8"}}, "\"lookahead\" must be a whole number from 1 to 4096"},
+            {{{"compile_threads", 65}}, "\"compile_threads\" must be a whole number from 1 to 64"},
+        };
+        int id = 1;
+        for (const auto& [fields, message] : bad) {
+            nlohmann::json request = protocol::makeRequest(id++, "evaluate_batch");
+            request["items"] = nlohmann::json::array({item});
+            for (const auto& [key, value] : fields.items())
+                request[key] = value;
+            std::vector<nlohmann::json> out;
+            service.handleLine(request.dump(), [&](const nlohmann::json& m) { out.push_back(m); });
+            QCOMPARE(out.size(), std::size_t(1));
+            QCOMPARE(out[0]["type"].get<std::string>(), std::string("error"));
+            const std::string said = out[0]["message"].get<std::string>();
+            QVERIFY2(said.find(message) != std::string::npos, said.c_str());
+        }
     }
 
     void workersOnOneGpuSplitItsMemory() {

@@ -384,6 +384,21 @@ private slots:
         QCOMPARE(seen, all);
         QVERIFY(longest != all);
         compareWithAlone(jobs, sorted, jobs.size());
+
+        // Requests sized by what is left, and compilers one candidate ahead of the GPU: the
+        // same verdicts, each reported once, in the jobs' order.
+        batch.longestFirst = false;
+        batch.guidedChunks = true;
+        batch.chunk = 1;
+        batch.compileLookahead = 1;
+        std::vector<std::size_t> guided;
+        const auto sized = evaluator.evaluateBatch(
+            jobs, batch, [&](std::size_t i, const EvaluationResult&) { guided.push_back(i); });
+        QCOMPARE(sized.size(), jobs.size());
+        seen = guided;
+        std::sort(seen.begin(), seen.end());
+        QCOMPARE(seen, all);
+        compareWithAlone(jobs, sized, jobs.size());
     }
 
     void aWorkerThatDiesCostsOneCandidate() {
