@@ -27,14 +27,15 @@ const char* const kUsage =
     "options:\n"
     "  --candidates N        how many (default 1024)\n"
     "  --seed N              which (default 1)\n"
-    "  --workers N           warm workers on the GPU (default 8)\n"
+    "  --workers N           warm workers on the GPU (default 4)\n"
     "  --device N            the GPU (default 0)\n"
     "  --compile-threads N   per worker (default 4)\n"
     "  --worker-cpu-threads N  LibTorch's CPU threads per worker (default: LibTorch's count)\n"
     "  --chunk N             candidates per worker request (default 32)\n"
-    "  --fixed-chunks        requests of --chunk candidates each (by default a request takes\n"
-    "                        half an even share of what is left, at least --chunk)\n"
-    "  --compile-lookahead N candidates a worker compiles ahead of its GPU (default 32)\n"
+    "  --guided-chunks       a request takes half an even share of what is left, at least\n"
+    "                        --chunk: few long requests, then short ones at the end\n"
+    "  --compile-lookahead N candidates a worker compiles ahead of its GPU (default twice\n"
+    "                        --compile-threads)\n"
     "  --no-spare-workers    no started spare beside each worker to take over after a\n"
     "                        fault or a hang\n"
     "  --longest-first       hand the longest candidates to the workers first, not in the\n"
@@ -121,7 +122,7 @@ int benchRewardKernelBench(const Invocation& in, const Arguments& args) {
 int benchReward(const Invocation& in) {
     const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
     const Arguments args(rest,
-                         {"help", "no-alone", "no-spare-workers", "longest-first", "fixed-chunks"},
+                         {"help", "no-alone", "no-spare-workers", "longest-first", "guided-chunks"},
                          {"candidates", "seed", "workers", "device", "compile-threads", "chunk",
                           "idle-timeout", "mode", "preset", "output", "kernelbench", "problems",
                           "worker-cpu-threads", "build-threads", "sequential-builds",
@@ -144,7 +145,7 @@ int benchReward(const Invocation& in) {
     options.aloneWorkers = args.integer("alone-workers", 1);
     if (options.aloneWorkers < 1 || options.aloneWorkers > 64)
         throw UsageError("--alone-workers must be from 1 to 64");
-    const int workers = args.integer("workers", 8);
+    const int workers = args.integer("workers", 4);
     const int device = args.integer("device", 0);
     if (options.candidates < 10 || options.candidates > 65536)
         throw UsageError("--candidates must be from 10 to 65536");
@@ -156,9 +157,9 @@ int benchReward(const Invocation& in) {
     options.service.batch.compileThreads = args.integer("compile-threads", 4);
     options.service.evaluator.spareWorkers = !args.flag("no-spare-workers");
     options.service.batch.longestFirst = args.flag("longest-first");
-    options.service.batch.guidedChunks = !args.flag("fixed-chunks");
-    options.service.batch.compileLookahead = args.integer("compile-lookahead", 32);
-    if (options.service.batch.compileLookahead < 1 || options.service.batch.compileLookahead > 4096)
+    options.service.batch.guidedChunks = args.flag("guided-chunks");
+    options.service.batch.compileLookahead = args.integer("compile-lookahead", 0);
+    if (options.service.batch.compileLookahead < 0 || options.service.batch.compileLookahead > 4096)
         throw UsageError("--compile-lookahead must be from 1 to 4096");
     options.service.evaluator.cpuThreadsPerWorker = args.integer("worker-cpu-threads", 0);
     if (options.service.evaluator.cpuThreadsPerWorker < 0 ||

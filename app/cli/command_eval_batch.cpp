@@ -43,8 +43,11 @@ const char* const kUsage =
     "                         (default), min, mid or max (docs/reward.md)\n"
     "  --devices LIST         GPU indices, an index repeated for more warm workers (default 0)\n"
     "  --compile-threads N    threads each worker compiles ahead with (default 4)\n"
-    "  --chunk N              the fewest candidates in a worker request (default 64); a\n"
-    "                         request takes half an even share of what is left when that is more\n"
+    "  --chunk N              candidates per worker request (default 64)\n"
+    "  --guided-chunks        a request takes half an even share of what is left, at least\n"
+    "                         --chunk (docs/reward.md)\n"
+    "  --compile-lookahead N  candidates a worker compiles ahead of its GPU (default twice\n"
+    "                         --compile-threads)\n"
     "  --idle-timeout S       a kernel silent for S seconds hangs (default 10)\n"
     "  --no-spare-workers     no started spare beside each worker to take over after a\n"
     "                         fault or a hang (docs/reward.md)\n\n"
@@ -59,10 +62,11 @@ int evalBatch(const Invocation& in) {
         std::cout << kUsage;
         return 0;
     }
-    const Arguments args(in.args, {"no-spare-workers"},
+    const Arguments args(in.args, {"no-spare-workers", "guided-chunks"},
                          {"batch", "output", "mode", "preset", "tolerance", "trials",
                           "timing-trials", "speedup-weight", "speedup-clip", "coverage-weight",
-                          "devices", "compile-threads", "chunk", "idle-timeout", "fast-compile"});
+                          "devices", "compile-threads", "chunk", "idle-timeout", "fast-compile",
+                          "compile-lookahead"});
     if (!args.ok() || !args.positionals().empty() || !args.has("batch")) {
         std::cerr << "dice eval --batch: " << (args.ok() ? "" : args.error() + "\n") << kUsage;
         return 2;
@@ -87,6 +91,10 @@ int evalBatch(const Invocation& in) {
     options.evaluator.spareWorkers =
         !args.flag("no-spare-workers") && cu::Driver::instance().available();
     options.batch.chunk = static_cast<std::size_t>(std::max(1, args.integer("chunk", 64)));
+    options.batch.guidedChunks = args.flag("guided-chunks");
+    options.batch.compileLookahead = args.integer("compile-lookahead", 0);
+    if (options.batch.compileLookahead < 0 || options.batch.compileLookahead > 4096)
+        throw UsageError("--compile-lookahead must be from 1 to 4096");
     if (options.batch.compileThreads < 1 || options.batch.compileThreads > 64)
         throw UsageError("--compile-threads must be from 1 to 64");
     if (options.evaluator.idleTimeoutMs < 1000)

@@ -170,7 +170,9 @@ nlohmann::json toJson(const RlConfig& c) {
          {{"devices", c.judgeDevices},
           {"compile_threads", c.compileThreads},
           {"idle_timeout_s", c.judgeIdleTimeoutS},
-          {"spare_workers", c.spareWorkers}}},
+          {"spare_workers", c.spareWorkers},
+          {"guided_chunks", c.guidedChunks},
+          {"compile_lookahead", c.compileLookahead}}},
         {"optimizer",
          {{"learning_rate", c.learningRate},
           {"beta1", c.beta1},
@@ -279,7 +281,8 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
         c.reward = rewardOptionsFromJson(f.at("reward"));
     if (f.has("judge")) {
         const Fields j(f.at("judge"), "config.judge",
-                       {"devices", "compile_threads", "idle_timeout_s", "spare_workers"});
+                       {"devices", "compile_threads", "idle_timeout_s", "spare_workers",
+                        "guided_chunks", "compile_lookahead"});
         if (j.has("devices")) {
             if (!j.at("devices").is_array() || j.at("devices").empty())
                 j.fail("devices", "must list GPU indices");
@@ -294,6 +297,9 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
         c.judgeIdleTimeoutS =
             static_cast<int>(j.whole("idle_timeout_s", c.judgeIdleTimeoutS, 1, 3600));
         c.spareWorkers = j.flag("spare_workers", c.spareWorkers);
+        c.guidedChunks = j.flag("guided_chunks", c.guidedChunks);
+        c.compileLookahead =
+            static_cast<int>(j.whole("compile_lookahead", c.compileLookahead, 0, 4096));
     }
     if (f.has("optimizer")) {
         const Fields o(f.at("optimizer"), "config.optimizer",

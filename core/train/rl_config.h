@@ -63,7 +63,9 @@ struct RlConfig {
     std::vector<int> judgeDevices = {0}; // evaluation workers (an index repeated: more of them)
     int compileThreads = 4;
     int judgeIdleTimeoutS = 10;
-    bool spareWorkers = true; // EvaluatorOptions::spareWorkers
+    bool spareWorkers = true;  // EvaluatorOptions::spareWorkers
+    bool guidedChunks = false; // Evaluator::BatchOptions::guidedChunks
+    int compileLookahead = 0;  // Evaluator::BatchOptions::compileLookahead (0: the worker's)
 
     // AdamW, constant learning rate, gradient clipping (paper §4.6).
     double learningRate = 1e-6;

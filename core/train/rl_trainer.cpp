@@ -312,6 +312,8 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
     judgeOptions.evaluator.workerExecutable = hooks.workerExecutable;
     judgeOptions.evaluator.idleTimeoutMs = config.judgeIdleTimeoutS * 1000;
     judgeOptions.batch.compileThreads = config.compileThreads;
+    judgeOptions.batch.guidedChunks = config.guidedChunks;
+    judgeOptions.batch.compileLookahead = config.compileLookahead;
     // Without a GPU there is nothing for a spare to set up.
     judgeOptions.evaluator.spareWorkers = config.spareWorkers && cu::Driver::instance().available();
     RewardService judge(judgeOptions);

@@ -291,26 +291,16 @@ struct Evaluator::Impl {
         runBatchLocked(w, jobs, first, last, compilers, results, finished, cancel);
     }
 
-    // A build with fewer optimisations may run far slower than the kernel it is (register
-    // arrays in local memory: on the H100, correct matrix products took over a second a call
-    // and timed out), so its silence is no hang: it is judged again fully optimised, on the
-    // fresh worker, and that verdict stands.
-    void judgeTimeoutFullyOptimised(Worker& w, const Job& job, const Compilers& compilers,
-                                    EvaluationResult& r, const std::atomic<bool>* cancel) {
-        Job full = job;
-        full.options.fastCompile.clear();
-        std::vector<EvaluationResult> again(1);
-        runBatchLocked(
-            w, {full}, 0, 1, compilers, again, [](std::size_t) {}, cancel);
-        const std::string first = r.message;
-        const WorkerState killed = r.workerState;
-        r = again.front();
-        // The worker that went silent was killed, whatever the second build did.
+    // The verdict of a job judged again fully optimised after its build with fewer
+    // optimisations went silent (`first`): that verdict stands, flagged, and the worker that went
+    // silent was killed, whatever the second build did.
+    static void judgedAgain(const Job& job, const EvaluationResult& first, EvaluationResult& r) {
         if (r.workerState == WorkerState::Ok || r.workerState == WorkerState::StartedAgain)
-            r.workerState = killed;
-        r.flags.push_back({"fully_optimised_again",
-                           "built with --Ofast-compile=" + job.options.fastCompile + ", " + first +
-                               "; this verdict is that of its fully optimised build"});
+            r.workerState = first.workerState;
+        r.flags.push_back(
+            {"fully_optimised_again", "built with --Ofast-compile=" + job.options.fastCompile +
+                                          ", " + first.message +
+                                          "; this verdict is that of its fully optimised build"});
     }
 
     void runBatchLocked(Worker& w, const std::vector<Job>& jobs, std::size_t first,
@@ -318,6 +308,18 @@ struct Evaluator::Impl {
                         std::vector<EvaluationResult>& results,
                         const std::function<void(std::size_t)>& finished,
                         const std::atomic<bool>* cancel) {
+        // A build with fewer optimisations may run far slower than the kernel it is (register
+        // arrays in local memory: on the H100, correct matrix products took over a second a
+        // call and timed out), so its silence is no hang: the job heads the next request, fully
+        // optimised, and that verdict stands. Heading the request, its compile overlaps the
+        // rest's instead of holding the worker alone. By index, the silent build's verdict.
+        std::map<std::size_t, EvaluationResult> silentFast;
+        const auto optionsOf = [&](std::size_t i) {
+            EvalOptions o = jobs[i].options;
+            if (silentFast.count(i) != 0)
+                o.fastCompile.clear();
+            return o;
+        };
         std::size_t pos = first;
         while (pos < last) {
             if (cancel && cancel->load()) {
@@ -347,8 +349,8 @@ struct Evaluator::Impl {
             for (std::size_t i = pos; i < last; ++i) {
                 std::string source = jobs[i].source;
                 repairs.push_back(repairUtf8(source));
-                items.push_back(toJson(EvaluationRequest{*jobs[i].task, source,
-                                                         jobs[i].candidateName, jobs[i].options}));
+                items.push_back(toJson(
+                    EvaluationRequest{*jobs[i].task, source, jobs[i].candidateName, optionsOf(i)}));
             }
             std::size_t got = 0;
             w.lastStage = "compile";
@@ -377,6 +379,9 @@ struct Evaluator::Impl {
                             fresh && got == 0 ? WorkerState::StartedAgain : WorkerState::Ok;
                         addTransportFlags(r, jobs[pos + got].source, repairs[got], 0,
                                           WorkerReply{});
+                        if (const auto silent = silentFast.find(pos + got);
+                            silent != silentFast.end())
+                            judgedAgain(jobs[pos + got], silent->second, r);
                         finished(pos + got);
                         ++got;
                         // The next candidate may still be compiling.
@@ -417,8 +422,13 @@ struct Evaluator::Impl {
                 r.workerState =
                     timeout ? WorkerState::RestartedAfterTimeout : WorkerState::RestartedAfterCrash;
                 w.process->stop();
-                if (timeout && !jobs[at].options.fastCompile.empty())
-                    judgeTimeoutFullyOptimised(w, jobs[at], compilers, r, cancel);
+                if (const auto silent = silentFast.find(at); silent != silentFast.end()) {
+                    judgedAgain(jobs[at], silent->second, r);
+                } else if (timeout && !jobs[at].options.fastCompile.empty()) {
+                    silentFast.emplace(at, r);
+                    pos = at;
+                    break;
+                }
                 finished(at);
                 pos = at + 1;
                 break;

@@ -89,14 +89,15 @@ public:
         // of `chunk` each: between two requests a worker's compilers wait for its GPU to finish
         // the last candidates and its GPU waits for the next request's first compile, once a
         // request; long requests make that rare and short ones at the end keep the workers
-        // finishing together. On the H100 an RL step's 1,024 candidates took 50.9 s this way
-        // against 54.4 s in requests of 32 (docs/reward.md).
-        bool guidedChunks = true;
+        // finishing together. Off by default: measured at the small preset only, and workers
+        // that share a GPU hold back a task whose candidates ran out of memory only from their
+        // next request on, which long requests put off (docs/reward.md).
+        bool guidedChunks = false;
         // How many candidates a worker's compilers may run ahead of its GPU; 0 leaves it to the
         // worker (twice the compile threads). More keeps the compilers busy past a long compile
         // the GPU waits for (seconds for a register-tiled template); a fault throws away what
         // was compiled ahead, which the next worker compiles again.
-        int compileLookahead = 32;
+        int compileLookahead = 0;
     };
     // evaluateAll() through the workers' batch request (the reward service's door): results in
     // the jobs' order, each the verdict evaluate() gives the same candidate alone. A candidate

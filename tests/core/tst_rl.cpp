@@ -342,6 +342,14 @@ private slots:
                       "config.optimiser is not a field here"));
         QVERIFY(fails({{"phases", {{{"steps", 1}}}}, {"device", "tpu"}}, "config.device"));
         QVERIFY(fails({{"preset", "fast"}}, "no RL preset \"fast\""));
+        QVERIFY(fails({{"phases", {{{"steps", 1}}}}, {"judge", {{"compile_lookahead", 4097}}}},
+                      "config.judge.compile_lookahead"));
+        const RlConfig guided =
+            rlConfigFromJson({{"preset", "cpu-demo"},
+                              {"judge", {{"guided_chunks", true}, {"compile_lookahead", 32}}}});
+        QVERIFY(guided.guidedChunks);
+        QCOMPARE(guided.compileLookahead, 32);
+        QVERIFY(!changed.guidedChunks);
         // No step and nothing to evaluate is a mistake; no step with an evaluation scores a model.
         QVERIFY(fails({{"phases", {{{"steps", 0}}}}}, "config.phases have no step to run"));
         const RlConfig scoring = rlConfigFromJson(
