@@ -668,27 +668,6 @@ Evaluator::evaluateInOrder(const std::vector<Job>& jobs, const BatchOptions& bat
     const std::size_t chunk = std::max<std::size_t>(1, batch.chunk);
     const Impl::Compilers compilers{batch.compileThreads, batch.compileLookahead};
     std::atomic<std::size_t> next{0};
-    // The next request's jobs [first, last): `chunk` of them, or with guided chunks half of an
-    // even share of those left (never fewer than `chunk`), so that a worker's requests start
-    // long, and few times drain its compilers, and end short, so that the workers finish
-    // together.
-    const std::size_t workerCount = std::max<std::size_t>(1, m_impl->workers.size());
-    const auto take = [&](std::size_t& first, std::size_t& last) {
-        std::size_t at = next.load();
-        for (;;) {
-            if (at >= jobs.size())
-                return false;
-            std::size_t size = chunk;
-            if (batch.guidedChunks)
-                size = std::max(size, (jobs.size() - at + 2 * workerCount - 1) / (2 * workerCount));
-            const std::size_t end = std::min(jobs.size(), at + size);
-            if (next.compare_exchange_weak(at, end)) {
-                first = at;
-                last = end;
-                return true;
-            }
-        }
-    };
     bool shared = false;
     for (const auto& w : m_impl->workers)
         shared = shared || m_impl->sharing(w->device) > 1;
@@ -704,19 +683,63 @@ Evaluator::evaluateInOrder(const std::vector<Job>& jobs, const BatchOptions& bat
     const auto taskKey = [&](int device, std::size_t i) {
         return std::make_pair(device, jobs[i].task->name + '\n' + jobs[i].options.preset);
     };
+    // By GPU, the tasks (and presets) a candidate of which ran there beside other workers, to a
+    // verdict on its values, without running out of memory.
+    std::set<std::pair<int, std::string>> fits;
+    // The next request's jobs [first, last) for a worker on `device`: `chunk` of them, or with
+    // guided chunks half of an even share of those left (never fewer than `chunk`), so that a
+    // worker's requests start long, and few times drain its compilers, and end short, so that
+    // the workers finish together. A long request of workers that share a GPU would hold back a
+    // task that runs out of memory beside the others only from the next request on (on the
+    // H100, the bench preset's elementwise tasks did with four workers): it ends before the
+    // second candidate of a task not yet seen to fit on that GPU, so that one candidate finds
+    // out first.
+    const std::size_t workerCount = std::max<std::size_t>(1, m_impl->workers.size());
+    const auto take = [&](int device, std::size_t& first, std::size_t& last) {
+        std::size_t at = next.load();
+        for (;;) {
+            if (at >= jobs.size())
+                return false;
+            std::size_t size = chunk;
+            if (batch.guidedChunks)
+                size = std::max(size, (jobs.size() - at + 2 * workerCount - 1) / (2 * workerCount));
+            std::size_t end = std::min(jobs.size(), at + size);
+            if (batch.guidedChunks && shared) {
+                std::lock_guard<std::mutex> lock(m_impl->doneMutex);
+                std::set<std::string> unknown;
+                for (std::size_t k = at; k < end; ++k) {
+                    const auto key = taskKey(device, k);
+                    if (fits.count(key) != 0 || tooBig.count(key) != 0)
+                        continue;
+                    if (!unknown.insert(key.second).second) {
+                        end = k;
+                        break;
+                    }
+                }
+            }
+            if (next.compare_exchange_weak(at, end)) {
+                first = at;
+                last = end;
+                return true;
+            }
+        }
+    };
     auto drain = [&](Impl::Worker& w) {
         const auto finished = [&](std::size_t i) {
             std::lock_guard<std::mutex> lock(m_impl->doneMutex);
             if (shared && results[i].outOfMemory) {
                 crowded[w.device].push_back(i);
                 tooBig.insert(taskKey(w.device, i));
-            } else if (done) {
-                done(i, results[i]);
+                return;
             }
+            if (results[i].verdict == Verdict::Correct || results[i].verdict == Verdict::Incorrect)
+                fits.insert(taskKey(w.device, i));
+            if (done)
+                done(i, results[i]);
         };
         std::size_t first = 0;
         std::size_t last = 0;
-        while (take(first, last)) {
+        while (take(w.device, first, last)) {
             std::vector<bool> held(last - first, false);
             if (shared) {
                 std::lock_guard<std::mutex> lock(m_impl->doneMutex);

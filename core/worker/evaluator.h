@@ -89,9 +89,9 @@ public:
         // of `chunk` each: between two requests a worker's compilers wait for its GPU to finish
         // the last candidates and its GPU waits for the next request's first compile, once a
         // request; long requests make that rare and short ones at the end keep the workers
-        // finishing together. Off by default: measured at the small preset only, and workers
-        // that share a GPU hold back a task whose candidates ran out of memory only from their
-        // next request on, which long requests put off (docs/reward.md).
+        // finishing together. Workers that share a GPU send one candidate of a task not yet
+        // seen to fit there before the task's others. Off by default: measured at the small
+        // preset only (docs/reward.md).
         bool guidedChunks = false;
         // How many candidates a worker's compilers may run ahead of its GPU; 0 leaves it to the
         // worker (twice the compile threads). More keeps the compilers busy past a long compile

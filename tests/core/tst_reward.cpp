@@ -514,8 +514,17 @@ private slots:
 
     // Once a candidate of a task has run out of memory beside other workers, the task's other
     // candidates on that GPU wait for the rounds with more memory without a failed run first: at
-    // most one run per worker (those already under way) fails, not one per candidate.
+    // most one run per worker (those already under way) fails, not one per candidate. Guided
+    // requests, long at first, hold a task not yet seen to fit to one candidate each until one
+    // has run.
+    void candidatesOfATaskThatRanOutOfMemoryAreHeldBack_data() {
+        QTest::addColumn<bool>("guided");
+        QTest::newRow("requests of one") << false;
+        QTest::newRow("guided requests") << true;
+    }
+
     void candidatesOfATaskThatRanOutOfMemoryAreHeldBack() {
+        QFETCH(bool, guided);
         const QTemporaryDir folder;
         const std::string log = folder.path().toStdString() + "/worker.log";
         qputenv("CROWDED_WORKER_LOG", QByteArray::fromStdString(log));
@@ -526,6 +535,7 @@ private slots:
         const auto jobs = crowdedJobs(suite, 16, [](int i) { return i % 2 == 0; });
         Evaluator::BatchOptions batch;
         batch.chunk = 1;
+        batch.guidedChunks = guided;
         const auto results = evaluator.evaluateBatch(jobs, batch);
         int failedRuns = 0;
         std::map<std::string, std::vector<std::string>> runs;
