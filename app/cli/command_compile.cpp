@@ -9,6 +9,7 @@
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/sass_disassembler.h"
 #include "core/eval/candidate.h"
+#include "core/eval/candidate_compile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -23,8 +24,9 @@ namespace {
 const char* const kUsage =
     "usage: dice compile FILE [options]\n\n"
     "Compiles a kernel with NVRTC as the Profile area does: plain CUDA C++, or the device part of\n"
-    "a native candidate (a file with #pragma dice device). Prints the diagnostics and each\n"
-    "kernel's registers, shared memory and spills.\n\n"
+    "a native candidate (a file with #pragma dice device) with the template kernels its host part\n"
+    "launches, and the host part's diagnostics. Prints the diagnostics and each kernel's\n"
+    "registers, shared memory and spills.\n\n"
     "options:\n"
     "  --arch ARCH          target architecture (default: the GPU's, else sm_90)\n"
     "  --name NAME          the file name to compile under, which diagnostics and line tables\n"
@@ -114,16 +116,16 @@ int commandCompile(const Invocation& in) {
         return 2;
     }
     const std::string text = readCandidateFile(args.positionals().front());
-    // A native candidate's device part keeps the file's line numbers through its #line.
-    const std::string source = text.find("#pragma dice device") != std::string::npos
-                                   ? parseNativeCandidate(text, file).deviceForCompiler()
-                                   : text;
     CompileOptions options;
     options.architecture = args.value("arch");
     options.lineInfo = !args.flag("no-line-info");
     applyCompilerOptions(options, args.value("options"));
     NvrtcCompiler compiler(0);
-    const CompileResult result = compiler.compile(source, file, options);
+    // A native candidate's device part keeps the file's line numbers through its #line.
+    const CompileResult result =
+        text.find("#pragma dice device") != std::string::npos
+            ? compileNativeCandidate(compiler, parseNativeCandidate(text, file), file, options)
+            : compiler.compile(text, file, options);
     if (result.ok && args.has("write-ptx"))
         writeFileAtomically(args.value("write-ptx"), result.ptx);
     if (result.ok && args.has("write-cubin"))

@@ -582,7 +582,8 @@ struct ReferenceProgram::Impl {
 };
 
 std::vector<Diagnostic> hostPartDiagnostics(const NativeCandidate& candidate,
-                                            const std::string& file) {
+                                            const std::string& file,
+                                            std::vector<std::string>* launched) {
     std::vector<Diagnostic> out;
     const auto add = [&](int line, const std::string& message) {
         Diagnostic d;
@@ -603,6 +604,9 @@ std::vector<Diagnostic> hostPartDiagnostics(const NativeCandidate& candidate,
             add(r.line, r.op + " is outside the host dialect");
         if (a.launches.empty())
             add(candidate.hostFirstLine, "the host code never calls dice.launch");
+        if (launched)
+            for (const auto& launch : a.launches)
+                launched->push_back(launch.op);
     } catch (const HostCompileError& e) {
         Diagnostic d = e.diagnostic();
         d.file = file;

@@ -130,9 +130,11 @@ private:
 // What the editor marks in a candidate's host part before it is evaluated: a host part that does
 // not compile (one error at its line), and the operators the evaluator will refuse (each an error
 // at its line: outside the dialect, or a breach of it). The evaluator decides the verdict; these
-// only say where, as the compiler's diagnostics do for the device part.
+// only say where, as the compiler's diagnostics do for the device part. `launched`, when given,
+// receives the kernel names the host part launches, in the order of their launches.
 std::vector<Diagnostic> hostPartDiagnostics(const NativeCandidate& candidate,
-                                            const std::string& file);
+                                            const std::string& file,
+                                            std::vector<std::string>* launched = nullptr);
 
 // The useful line of an error thrown while host code ran (TorchScript wraps the error of an
 // operator, a refused launch, in its own traceback), cut to at most 240 printable ASCII

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 list(APPEND DICE_CORE_PLAIN_SOURCES
     eval/candidate.cpp
+    eval/candidate_compile.cpp
     eval/eval_options.cpp
     eval/evaluation.cpp
     eval/hack_suite.cpp

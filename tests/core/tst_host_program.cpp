@@ -6,6 +6,7 @@
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/data/corpus_synth.h"
 #include "core/eval/candidate.h"
+#include "core/eval/candidate_compile.h"
 #include "core/eval/hack_suite.h"
 #include "core/eval/host_program.h"
 #include "core/eval/native_evaluator.h"
@@ -301,6 +302,42 @@ private Q_SLOTS:
         QVERIFY2(r.verdict == Verdict::CompileError, r.message.c_str());
         QVERIFY(!r.diagnostics.empty());
         QCOMPARE(r.diagnostics[0].file, std::string("broken.dice"));
+        QCOMPARE(r.diagnostics[0].line, 5);
+    }
+
+    // NVRTC compiles a template kernel only when a name expression asks for it: the editor and
+    // `dice compile` ask for those the host part launches, as the evaluator does, so that each
+    // shows its resources and an error inside one is marked.
+    void templateKernelsAreCompiledAsLaunched() {
+        if (!NvrtcCompiler::available())
+            QSKIP("this build has no NVRTC");
+        NvrtcCompiler compiler(0);
+        const std::string file = "transformer_block.dice";
+        const NativeCandidate block =
+            parseNativeCandidate(resource("solutions/transformer_block.dice"), file);
+        const CompileResult all = compileNativeCandidate(compiler, block, file, CompileOptions());
+        QVERIFY2(all.ok, all.log.c_str());
+        // layer_norm_rows<256, 8>, linear_gemm<0>, <1> and <2>, attention64<true>.
+        QCOMPARE(all.resources.size(), std::size_t(5));
+        QVERIFY(
+            compiler.compile(block.deviceForCompiler(), file, CompileOptions()).resources.empty());
+
+        const std::string broken = "#pragma dice device\n"
+                                   "template <typename T>\n"
+                                   "__global__ void fill(T* y)\n"
+                                   "{\n"
+                                   "    y[0] = T::missing;\n"
+                                   "}\n"
+                                   "#pragma dice host\n"
+                                   "def forward(x: Tensor) -> Tensor:\n"
+                                   "    y = torch.empty_like(x)\n"
+                                   "    dice.launch(\"fill<float>\", [1], [1], (y,))\n"
+                                   "    return y\n";
+        const CompileResult r = compileNativeCandidate(
+            compiler, parseNativeCandidate(broken, "fill.dice"), "fill.dice", CompileOptions());
+        QVERIFY(!r.ok);
+        QVERIFY(!r.diagnostics.empty());
+        QCOMPARE(r.diagnostics[0].file, std::string("fill.dice"));
         QCOMPARE(r.diagnostics[0].line, 5);
     }
 

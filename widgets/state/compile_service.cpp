@@ -4,15 +4,16 @@
 #include "core/cuda/nvrtc_compiler.h"
 #include "core/cuda/sass_disassembler.h"
 #include "core/eval/candidate.h"
-#include "core/eval/host_program.h"
+#include "core/eval/candidate_compile.h"
 
 namespace dice {
 
 namespace {
 
 // A candidate (a file named .dice): its device part through NVRTC (its #line keeps the file's line
-// numbers) and its host part through the host compiler, so that both parts' mistakes are marked
-// before an evaluation; any other file is CUDA for NVRTC as it is.
+// numbers) with the template kernels its host part launches, and its host part through the host
+// compiler, so that both parts' mistakes are marked before an evaluation; any other file is CUDA
+// for NVRTC as it is.
 CompileResult compileFile(NvrtcCompiler& compiler, const std::string& text, const std::string& name,
                           const CompileOptions& options) {
     const std::string suffix = ".dice";
@@ -29,13 +30,7 @@ CompileResult compileFile(NvrtcCompiler& compiler, const std::string& text, cons
         invalid.log = e.what();
         return invalid;
     }
-    CompileResult result = compiler.compile(candidate.deviceForCompiler(), name, options);
-    const auto host = hostPartDiagnostics(candidate, name);
-    if (!host.empty()) {
-        result.diagnostics.insert(result.diagnostics.end(), host.begin(), host.end());
-        result.ok = false;
-    }
-    return result;
+    return compileNativeCandidate(compiler, candidate, name, options);
 }
 
 } // namespace
