@@ -44,27 +44,14 @@ std::vector<NativeEvaluator::BatchItem> batchItems(const nlohmann::json& body) {
     return items;
 }
 
-int compileThreads(const nlohmann::json& body) {
-    if (!body.contains("compile_threads"))
-        return 1;
-    const auto& value = body["compile_threads"];
-    if (!value.is_number_integer() || value.get<long long>() < 1 ||
-        value.get<long long>() > kMaxCompileThreads)
-        throw Error("request field \"compile_threads\" must be a whole number from 1 to " +
-                    std::to_string(kMaxCompileThreads));
-    return static_cast<int>(value.get<long long>());
-}
-
-// How many candidates the compilers may run ahead of the GPU; 0 when the request leaves it to
-// the evaluator.
-int compileLookahead(const nlohmann::json& body) {
-    if (!body.contains("lookahead"))
-        return 0;
-    const auto& value = body["lookahead"];
-    if (!value.is_number_integer() || value.get<long long>() < 1 ||
-        value.get<long long>() > kMaxCompileLookahead)
-        throw Error("request field \"lookahead\" must be a whole number from 1 to " +
-                    std::to_string(kMaxCompileLookahead));
+// A request's whole-number field from 1 to `most`; `absent` when the request leaves it out.
+int wholeField(const nlohmann::json& body, const char* name, int most, int absent) {
+    if (!body.contains(name))
+        return absent;
+    const auto& value = body[name];
+    if (!value.is_number_integer() || value.get<long long>() < 1 || value.get<long long>() > most)
+        throw Error(std::string("request field \"") + name +
+                    "\" must be a whole number from 1 to " + std::to_string(most));
     return static_cast<int>(value.get<long long>());
 }
 
@@ -111,8 +98,9 @@ void addEvaluationHandlers(WorkerService& service, NativeEvaluator& evaluator) {
     service.addHandler("evaluate_batch", [&evaluator, &service](const protocol::Request& request,
                                                                 const WorkerService::Emit& send) {
         const std::vector<NativeEvaluator::BatchItem> items = batchItems(request.body);
-        const int threads = compileThreads(request.body);
-        const int lookahead = compileLookahead(request.body);
+        const int threads = wholeField(request.body, "compile_threads", kMaxCompileThreads, 1);
+        // 0: the evaluator's own lookahead.
+        const int lookahead = wholeField(request.body, "lookahead", kMaxCompileLookahead, 0);
         const auto progress = [&](const std::string& stage, double fraction,
                                   const std::string& message) {
             send(protocol::makeProgress(request.id, stage, fraction, message));
