@@ -49,6 +49,10 @@ def main():
     # commits one token a step (block length steps per block).
     p.add_argument("--strategy", default="dynamic", choices=["dynamic", "static"])
     p.add_argument("--threshold", type=float, default=0.9)
+    # filtered: the distribution the token was drawn from, one-hot in greedy decoding (a block
+    # in one pass), as dice generate and the Generate and Infill areas take it by default;
+    # raw: the softmax of the logits (dice generate --raw-confidence).
+    p.add_argument("--confidence", default="filtered", choices=["filtered", "raw"])
     # The corpus asks some tasks again as imported KernelBench problems (style "kernelbench");
     # each style is its own set.
     p.add_argument("--style", default="native", choices=["native", "kernelbench"])
@@ -113,7 +117,8 @@ def main():
         out = subprocess.run([a.dice, "generate", "--model", a.model] + ask +
                              ["--device", a.device] + budget + [
                               "--strategy", a.strategy, "--threshold", str(a.threshold),
-                              "--temperature", "0"],
+                              "--temperature", "0"] +
+                             (["--raw-confidence"] if a.confidence == "raw" else []),
                              capture_output=True, text=True)
         seconds = time.time() - start
         answer = out.stdout
@@ -146,6 +151,8 @@ def main():
               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "machine": machine,
               "split": "tasks" if a.tasks else a.split, "answers": a.kind, "style": a.style, "preset": a.preset,
               "model": os.path.basename(os.path.normpath(a.model)),
+              "decoding": {"strategy": a.strategy, "threshold": a.threshold,
+                           "confidence": a.confidence, "temperature": 0},
               "generations": generations, "suite": suite}
     with open(a.output or os.path.join(a.work, "report.json"), "w") as f:
         json.dump(report, f, indent=1)
