@@ -157,6 +157,20 @@ private Q_SLOTS:
         QVERIFY(area.trace().length() > 0);
     }
 
+    // What a teacher sees first is what the embedded model's figures measure: dice generate's
+    // and the Infill area's greedy dynamic decoding, with the drawn distribution's confidence.
+    void theDefaultDecodingIsThatOfTheMeasuredFigures() {
+        dice::WorkbenchState state;
+        dice::GenerateArea area(&state);
+        const dice::SamplerOptions o = area.samplerOptions();
+        QCOMPARE(o.temperature, 0.0);
+        QVERIFY(o.strategy == dice::RemaskStrategy::LowConfidenceDynamic);
+        QCOMPARE(o.threshold, 0.9);
+        QCOMPARE(o.blockLength, std::int64_t(4));
+        QCOMPARE(o.steps, std::int64_t(4));
+        QCOMPARE(o.rawConfidence, false);
+    }
+
     void anEmptyPromptMessageGoesWhenATaskIsPicked() {
         dice::WorkbenchState state;
         QVERIFY(loadModel(state, m_model));
