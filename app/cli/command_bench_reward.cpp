@@ -160,7 +160,7 @@ int benchReward(const Invocation& in) {
     options.service.batch.guidedChunks = args.flag("guided-chunks");
     options.service.batch.compileLookahead = args.integer("compile-lookahead", 0);
     if (options.service.batch.compileLookahead < 0 || options.service.batch.compileLookahead > 4096)
-        throw UsageError("--compile-lookahead must be from 1 to 4096 (0: twice --compile-threads)");
+        throw UsageError("--compile-lookahead must be from 0 to 4096 (0: twice --compile-threads)");
     options.service.evaluator.cpuThreadsPerWorker = args.integer("worker-cpu-threads", 0);
     if (options.service.evaluator.cpuThreadsPerWorker < 0 ||
         options.service.evaluator.cpuThreadsPerWorker > 4096)

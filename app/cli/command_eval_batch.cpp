@@ -94,7 +94,7 @@ int evalBatch(const Invocation& in) {
     options.batch.guidedChunks = args.flag("guided-chunks");
     options.batch.compileLookahead = args.integer("compile-lookahead", 0);
     if (options.batch.compileLookahead < 0 || options.batch.compileLookahead > 4096)
-        throw UsageError("--compile-lookahead must be from 1 to 4096 (0: twice --compile-threads)");
+        throw UsageError("--compile-lookahead must be from 0 to 4096 (0: twice --compile-threads)");
     if (options.batch.compileThreads < 1 || options.batch.compileThreads > 64)
         throw UsageError("--compile-threads must be from 1 to 64");
     if (options.evaluator.idleTimeoutMs < 1000)
