@@ -51,6 +51,11 @@ bool capDeviceMemory(int deviceIndex, double fraction) {
 #endif
 }
 
+void exactFloat32() {
+    at::globalContext().setAllowTF32CuDNN(false);
+    at::globalContext().setAllowTF32CuBLAS(false);
+}
+
 void releaseCachedMemory() {
 #if DICE_TORCH_CUDA
     c10::cuda::CUDACachingAllocator::emptyCache();

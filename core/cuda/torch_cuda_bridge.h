@@ -24,6 +24,13 @@ std::string cudaVersion();
 // false without CUDA LibTorch.
 bool capDeviceMemory(int deviceIndex, double fraction);
 
+// Makes LibTorch compute float32 in float32 on the GPU. By default cuDNN may round a
+// convolution's inputs to TF32 (10-bit mantissas): a float32 reference then lies about 1e-3 from
+// an exact kernel and fails it at the native dialect's tolerance of 1e-4 (the built-in conv2d,
+// conv_bn_relu, conv2d_relu_bias and residual_block solutions were judged incorrect at their bench
+// presets). cuBLAS's float32 products are kept exact as well, whatever the default.
+void exactFloat32();
+
 // Gives the caching allocator's unused blocks back to the device, so that other processes on the
 // GPU can have them. A no-op without CUDA LibTorch.
 void releaseCachedMemory();

@@ -188,6 +188,8 @@ NativeEvaluator::Impl::Gpu& NativeEvaluator::Impl::ensureGpu() {
     // Every tensor of an evaluation comes from LibTorch's caching allocator: host code that
     // allocates past this share of the GPU gets an out-of-memory error (a runtime_error).
     torchcuda::capDeviceMemory(deviceIndex, gpuMemoryShare);
+    // References are the tasks' float32 computations, not TF32 approximations of them.
+    torchcuda::exactFloat32();
     g->stream = std::make_unique<CudaStream>();
     g->info = queryDevices().at(static_cast<std::size_t>(deviceIndex));
     // KernelBench writes 256 MB; at least twice the L2 so that nothing survives.

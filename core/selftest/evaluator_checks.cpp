@@ -96,6 +96,21 @@ void checkSolution(CheckResult& result, const std::string& task, double toleranc
                      std::to_string(r.referenceTime->medianMs) + " ms";
 }
 
+// A float32 convolution at its bench preset, where a TF32 reference lies outside the tolerance of
+// an exact kernel: the reference must be computed in float32.
+void checkFloat32Reference(CheckResult& result) {
+    requireGpuForEvaluation();
+    EvalOptions options;
+    options.preset = "bench";
+    options.timing = false;
+    const EvaluationResult r = sharedEvaluator().evaluate(
+        builtinTask("conv2d"), readTextFile(solutionPath("conv2d")), "conv2d.dice", options);
+    result.data["evaluation"] = toJson(r);
+    if (r.verdict != Verdict::Correct)
+        throw Error("the honest conv2d solution at the bench preset was " + describe(r));
+    result.message = "conv2d (bench preset): correct against a float32 reference";
+}
+
 void checkHack(CheckResult& result, const HackCase& hack) {
     requireGpuForEvaluation();
     EvalOptions options;
@@ -201,6 +216,9 @@ void addEvaluatorChecks(std::vector<SelfTestCheck>& checks) {
                       [](CheckResult& r) { checkSolution(r, "softmax", 0); }});
     checks.push_back({"eval.matmul", "gpu", "the matmul solution evaluates as correct",
                       [](CheckResult& r) { checkSolution(r, "matmul", 0); }});
+    checks.push_back({"eval.float32_reference", "gpu",
+                      "the conv2d solution is correct at its bench preset: references are not TF32",
+                      checkFloat32Reference});
     checks.push_back({"eval.fast_compile", "gpu",
                       "correctness judged on a build with --Ofast-compile, as rewards are",
                       checkFastCompile});
