@@ -188,6 +188,7 @@ nlohmann::json toJson(const RlConfig& c) {
         {"eval", evaluation},
         {"save_every", c.saveEvery},
         {"keep_checkpoints", c.keepCheckpoints},
+        {"save_dtype", c.saveDType == ModelDType::BFloat16 ? "bfloat16" : "float32"},
         {"distributed", {{"bucket_mb", c.bucketMegabytes}, {"timeout_s", c.collectiveTimeoutS}}}};
 }
 
@@ -209,9 +210,25 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
         json = base;
     }
     const Fields f(json, "config",
-                   {"model", "output", "device", "threads", "seed", "phases", "schedule",
-                    "tasks_per_step", "rollouts_per_task", "max_prompt_tokens", "rollout", "reward",
-                    "judge", "optimizer", "trace_rl", "eval", "save_every", "keep_checkpoints",
+                   {"model",
+                    "output",
+                    "device",
+                    "threads",
+                    "seed",
+                    "phases",
+                    "schedule",
+                    "tasks_per_step",
+                    "rollouts_per_task",
+                    "max_prompt_tokens",
+                    "rollout",
+                    "reward",
+                    "judge",
+                    "optimizer",
+                    "trace_rl",
+                    "eval",
+                    "save_every",
+                    "keep_checkpoints",
+                    "save_dtype",
                     "distributed"});
     RlConfig c;
     c.model = f.text("model", "embedded");
@@ -335,6 +352,11 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
         f.fail("phases", "have no step to run, and there is no evaluation (eval.data) either");
     c.saveEvery = f.whole("save_every", c.saveEvery, 0, 1000000);
     c.keepCheckpoints = static_cast<int>(f.whole("keep_checkpoints", c.keepCheckpoints, 1, 1000));
+    const std::string saveDType = f.text("save_dtype", "float32");
+    if (saveDType == "bfloat16")
+        c.saveDType = ModelDType::BFloat16;
+    else if (saveDType != "float32")
+        f.fail("save_dtype", "must be \"float32\" or \"bfloat16\"");
     if (f.has("distributed")) {
         const Fields d(f.at("distributed"), "config.distributed", {"bucket_mb", "timeout_s"});
         c.bucketMegabytes = static_cast<int>(d.whole("bucket_mb", c.bucketMegabytes, 1, 4096));

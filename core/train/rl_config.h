@@ -2,6 +2,7 @@
 #pragma once
 
 #include "core/diffusion/sdar_sampler.h"
+#include "core/model/qwen3_model.h"
 #include "core/reward/reward.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -87,6 +88,9 @@ struct RlConfig {
     std::int64_t evalMaxTokens = 4096;
     std::int64_t saveEvery = 10;
     int keepCheckpoints = 2;
+    // The final model's precision. Checkpoints keep the fp32 master weights so that a run resumes
+    // exactly; a model to ship or to load in the workbench is smaller in bf16.
+    ModelDType saveDType = ModelDType::Float32;
 
     // Several ranks (docs/distributed.md): gradients are summed in buckets of about this many
     // megabytes while the backward pass runs; a rank waits this long for the others at a

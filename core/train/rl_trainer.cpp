@@ -835,7 +835,7 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
     if (!report.stopped && total > 0) {
         report.modelFolder = (output / "model").string();
         if (leader)
-            saveModelFolder(*model, report.modelFolder, tokenizerPath, ModelDType::Float32);
+            saveModelFolder(*model, report.modelFolder, tokenizerPath, config.saveDType);
         if (comm)
             comm->barrier();
     }

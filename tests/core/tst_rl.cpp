@@ -342,6 +342,13 @@ private slots:
                       "config.optimiser is not a field here"));
         QVERIFY(fails({{"phases", {{{"steps", 1}}}}, {"device", "tpu"}}, "config.device"));
         QVERIFY(fails({{"preset", "fast"}}, "no RL preset \"fast\""));
+        QVERIFY(fails({{"phases", {{{"steps", 1}}}}, {"save_dtype", "float16"}},
+                      "config.save_dtype must be \"float32\" or \"bfloat16\""));
+        const RlConfig small =
+            rlConfigFromJson({{"preset", "cpu-demo"}, {"save_dtype", "bfloat16"}});
+        QVERIFY(small.saveDType == ModelDType::BFloat16);
+        QVERIFY(changed.saveDType == ModelDType::Float32);
+        QCOMPARE(toJson(rlConfigFromJson(toJson(small))).dump(), toJson(small).dump());
         QVERIFY(fails({{"phases", {{{"steps", 1}}}}, {"judge", {{"compile_lookahead", 4097}}}},
                       "config.judge.compile_lookahead"));
         const RlConfig guided =
@@ -473,7 +480,16 @@ private slots:
         QCOMPARE(stopped.stopReason, std::string("stopped"));
         QCOMPARE(stopped.steps, std::int64_t(2));
         std::filesystem::remove(run / "STOP");
+        const auto savedDType = [](const std::filesystem::path& folder) {
+            return nlohmann::json::parse(readTextFile((folder / "config.json").string()))
+                .value("torch_dtype", std::string());
+        };
+        QCOMPARE(savedDType(run / "model"), std::string("float32"));
+        // The final model may be saved in bf16; checkpoints keep the fp32 master weights.
+        json["save_dtype"] = "bfloat16";
         const RlReport resumed = trainRl(rlConfigFromJson(json), judged());
+        QCOMPARE(savedDType(run / "model"), std::string("bfloat16"));
+        QCOMPARE(savedDType(listCheckpoints(run).back().folder), std::string("float32"));
         QCOMPARE(resumed.firstStep, std::int64_t(2));
         QCOMPARE(resumed.steps, std::int64_t(3));
         metrics = readLines((run / "metrics.jsonl").string());
