@@ -34,6 +34,7 @@ const char* const kUsage =
     "  --only fixed|continuous\n"
     "                       run one of the two\n"
     "  --memory-gb F        GPU memory the largest pool is worked out for (default 141)\n"
+    "  --fused-sampling     draw the cells with the fused sampling kernel (a GPU only)\n"
     "  --threads N          LibTorch's CPU threads\n"
     "  --seed N\n"
     "  --output FILE        write the result file (JSON) here\n";
@@ -63,7 +64,7 @@ void parseRange(const Arguments& args, const std::string& name, std::int64_t& le
 
 int benchRollout(const Invocation& in) {
     const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
-    const Arguments args(rest, {"help"},
+    const Arguments args(rest, {"help", "fused-sampling"},
                          {"shape", "device", "dtype", "rollouts", "batch", "prompt-tokens",
                           "answer-tokens", "only", "memory-gb", "threads", "seed", "output"});
     if (!args.ok() || !args.positionals().empty()) {
@@ -97,6 +98,7 @@ int benchRollout(const Invocation& in) {
     o.memoryGb = args.number("memory-gb", o.memoryGb);
     o.cpuThreads = args.integer("threads", 0);
     o.seed = static_cast<std::uint64_t>(args.integer("seed", 1));
+    o.fusedSampling = args.flag("fused-sampling");
 
     nlohmann::json report = resultFileHeader("bench-rollout", in.argv);
     report["results"] =

@@ -105,6 +105,7 @@ nlohmann::json runRolloutBenchmark(const RolloutBenchOptions& o,
     sampler.maskId = maskId;
     sampler.vocabLimit = maskId;
     sampler.seed = o.seed;
+    sampler.fusedSampling = o.fusedSampling;
 
     const auto run = [&](bool pool) {
         say(std::string(pool ? "continuous batching" : "fixed batches") + ": " +
@@ -167,7 +168,8 @@ nlohmann::json runRolloutBenchmark(const RolloutBenchOptions& o,
                                 {"strategy", "low_confidence_dynamic"},
                                 {"threshold", 0.9},
                                 {"block_length", 4},
-                                {"steps", 4}}}};
+                                {"steps", 4},
+                                {"fused_sampling", o.fusedSampling}}}};
     if (o.fixed)
         results["fixed"] = run(false);
     if (o.continuous)

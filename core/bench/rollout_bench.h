@@ -33,6 +33,7 @@ struct RolloutBenchOptions {
     // GPU memory the largest pool is worked out for (the H200's 141 GB by default).
     double memoryGb = 141.0;
     std::uint64_t seed = 1;
+    bool fusedSampling = false; // SamplerOptions::fusedSampling
 };
 
 using RolloutBenchProgress = std::function<void(const std::string& line)>;

@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <torch/torch.h>
 
+#if DICE_TORCH_CUDA
+#include <c10/cuda/CUDAStream.h>
+#endif
+
 #include "core/diffusion/sdar_sampler.h"
 
 #include "core/common/error.h"
 #include "core/common/splitmix.h"
+#include "core/diffusion/fused_cell_sampler.h"
 
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <random>
 
@@ -37,18 +45,75 @@ struct Sequence {
     bool done = false;
 };
 
-struct Draw {
-    std::vector<std::int64_t> tokens; // [m * B]
-    std::vector<float> confidence;
-    std::vector<float> entropy;
-};
+#if DICE_TORCH_CUDA
+// The fused sampling kernel of a GPU, built on first use and kept for the process; null where it
+// cannot be built, with the reason thrown once to the caller that asked first.
+const FusedCellSampler& fusedSamplerFor(int deviceIndex) {
+    static std::mutex mutex;
+    static std::map<int, std::unique_ptr<FusedCellSampler>> built;
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto& slot = built[deviceIndex];
+    if (!slot)
+        slot = std::make_unique<FusedCellSampler>(deviceIndex);
+    return *slot;
+}
+#endif
+
+CellDraw copyDraw(const at::Tensor& tokens, const at::Tensor& confidence, const at::Tensor& entropy,
+                  bool needEntropy);
+
+// The sampling of sampleCells in FusedCellSampler's one kernel; logits [m, B, width] on a GPU.
+CellDraw sampleCellsFused(const at::Tensor& logits, const std::vector<double>& uniforms,
+                          const SamplerOptions& o, bool needEntropy) {
+#if DICE_TORCH_CUDA
+    const auto rows = logits.size(0) * logits.size(1);
+    const auto flat = logits.reshape({rows, logits.size(2)}).contiguous();
+    std::int64_t width = flat.size(1);
+    if (o.maskBeyondVocab && o.vocabLimit > 0 && o.vocabLimit < width)
+        width = o.vocabLimit;
+    const auto floats = flat.options().dtype(at::kFloat);
+    const auto u = at::tensor(uniforms, at::TensorOptions().dtype(at::kDouble))
+                       .to(flat.device(), at::kFloat)
+                       .contiguous();
+    auto tokens = at::empty({rows}, flat.options().dtype(at::kLong));
+    auto confidence = at::empty({rows}, floats);
+    auto entropy = needEntropy ? at::empty({rows}, floats) : at::Tensor();
+    FusedCellSampler::Cells cells;
+    cells.logits = flat.data_ptr<float>();
+    cells.rows = rows;
+    cells.width = width;
+    cells.stride = flat.size(1);
+    cells.uniforms = u.data_ptr<float>();
+    cells.temperature = static_cast<float>(o.temperature);
+    cells.topK = o.topK;
+    cells.topP = static_cast<float>(o.topP);
+    cells.maskId = o.maskId < width ? o.maskId : -1;
+    cells.rawConfidence = o.rawConfidence;
+    cells.entropy = needEntropy;
+    cells.tokens = tokens.data_ptr<std::int64_t>();
+    cells.confidence = confidence.data_ptr<float>();
+    cells.entropies = needEntropy ? entropy.data_ptr<float>() : nullptr;
+    const int device = static_cast<int>(flat.device().index());
+    fusedSamplerFor(device).sample(
+        reinterpret_cast<cu::Stream>(c10::cuda::getCurrentCUDAStream(device).stream()), cells);
+    return copyDraw(tokens, confidence, entropy, needEntropy);
+#else
+    (void)logits;
+    (void)uniforms;
+    (void)o;
+    (void)needEntropy;
+    throw Error("fused sampling needs a LibTorch built with CUDA");
+#endif
+}
 
 // Samples every cell of m blocks: temperature, top-k, top-p as the reference sampler does; the
 // token by inverse CDF from the given uniforms (so that seeds give the same tokens on any
 // device); its confidence under the sampling distribution (or the raw softmax) and, when asked,
 // the entropy of that distribution.
-Draw sampleCells(const at::Tensor& logitsIn, const std::vector<double>& uniforms,
-                 const SamplerOptions& o, bool needEntropy) {
+CellDraw sampleCells(const at::Tensor& logitsIn, const std::vector<double>& uniforms,
+                     const SamplerOptions& o, bool needEntropy) {
+    if (o.fusedSampling && logitsIn.is_cuda() && o.temperature > 0 && o.topK != 1)
+        return sampleCellsFused(logitsIn.to(at::kFloat), uniforms, o, needEntropy);
     const float inf = std::numeric_limits<float>::infinity();
     at::Tensor logits = logitsIn.to(at::kFloat);
     std::int64_t width = logits.size(-1);
@@ -102,7 +167,12 @@ Draw sampleCells(const at::Tensor& logitsIn, const std::vector<double>& uniforms
         confidence = at::ones(tokens.sizes(), logits.options());
         entropy = at::zeros(tokens.sizes(), logits.options());
     }
-    Draw draw;
+    return copyDraw(tokens, confidence, entropy, needEntropy);
+}
+
+CellDraw copyDraw(const at::Tensor& tokens, const at::Tensor& confidence, const at::Tensor& entropy,
+                  bool needEntropy) {
+    CellDraw draw;
     const auto t = tokens.to(at::kCPU, at::kLong).contiguous();
     const auto c = confidence.to(at::kCPU, at::kFloat).contiguous();
     draw.tokens.assign(t.data_ptr<std::int64_t>(), t.data_ptr<std::int64_t>() + t.numel());
@@ -193,6 +263,19 @@ std::string toString(FinishReason reason) {
         break;
     }
     return "cancelled";
+}
+
+CellDraw drawCells(const at::Tensor& logits, const std::vector<double>& uniforms,
+                   const SamplerOptions& options, bool entropy) {
+    if (logits.dim() != 3 || logits.size(0) < 1 || logits.size(1) < 1)
+        throw Error("drawCells: the logits must be [blocks, block length, vocabulary]");
+    validate(options, logits.size(2));
+    if (static_cast<std::int64_t>(uniforms.size()) != logits.size(0) * logits.size(1))
+        throw Error("drawCells: one uniform per cell");
+    for (double u : uniforms)
+        if (!(u > 0 && u < 1))
+            throw Error("drawCells: uniforms must be in (0, 1)");
+    return sampleCells(logits, uniforms, options, entropy);
 }
 
 std::vector<std::int64_t> stepSchedule(std::int64_t blockLength, std::int64_t steps) {
@@ -382,7 +465,7 @@ std::vector<GenerationResult> generate(DiffusionNetwork& network,
         for (int r : rows)
             ++seqs[static_cast<size_t>(r)].result.forwardPasses;
 
-        Draw draw;
+        CellDraw draw;
         if (!denoiseRows.empty()) {
             std::vector<double> uniforms;
             for (auto r : denoiseRows) {

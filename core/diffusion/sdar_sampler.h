@@ -25,6 +25,11 @@ struct SamplerOptions {
     // Confidence from the raw softmax of the logits instead of the reference's temperature-scaled,
     // top-k/top-p-filtered distribution the token was drawn from.
     bool rawConfidence = false;
+    // On a GPU, draw each step's cells with FusedCellSampler's one kernel instead of LibTorch's
+    // operators (a sort of the vocabulary per cell for top-p): the same kept sets, tokens that can
+    // differ where a uniform falls within rounding of a boundary of the distribution. Greedy
+    // decoding is an argmax either way.
+    bool fusedSampling = false;
     std::int64_t maxTokens = 512; // answer budget
     // One budget per prompt instead of maxTokens for all (empty: maxTokens).
     std::vector<std::int64_t> budgets;
@@ -65,6 +70,20 @@ struct GenerationResult {
     std::vector<std::int64_t> tailCommitStep;
     double milliseconds = 0;
 };
+
+// One denoising step's draw of m blocks of B cells: for each cell its token, its confidence and,
+// when asked, the entropy of its distribution, in cell order.
+struct CellDraw {
+    std::vector<std::int64_t> tokens; // [m * B]
+    std::vector<float> confidence;
+    std::vector<float> entropy;
+};
+
+// The draw the sampler makes from float32 logits [m, B, V] (any device) with one uniform in
+// (0, 1) per cell, as it decodes: for the tests and the self-test, which compare its two ways
+// (LibTorch's operators and, with fusedSampling on a GPU, the fused kernel).
+CellDraw drawCells(const at::Tensor& logits, const std::vector<double>& uniforms,
+                   const SamplerOptions& options, bool entropy);
 
 // Tokens committed per step: B div S, plus one for the first B mod S steps.
 std::vector<std::int64_t> stepSchedule(std::int64_t blockLength, std::int64_t steps);

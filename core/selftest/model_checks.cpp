@@ -14,8 +14,13 @@
 #include "core/model/safetensors.h"
 #include "core/model/safetensors_torch.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <numeric>
+#include <random>
 
 namespace dice {
 
@@ -320,6 +325,187 @@ void checkModelGpu(CheckResult& result) {
                      "as all at once";
 }
 
+// What a cell's draw must be, in double precision from its float32 logits: the kept set of
+// temperature, top-k and top-p as the sampler defines it, and the token's interval of the
+// cumulative distribution in vocabulary order.
+struct ExactCell {
+    std::vector<double> probability; // [width], 0 outside the kept set
+    double entropy = 0;
+};
+
+ExactCell exactCell(const float* logits, std::int64_t width, const SamplerOptions& o) {
+    const double inf = std::numeric_limits<double>::infinity();
+    // The kernel scales by the float reciprocal of the temperature.
+    const float inverse = 1.0f / static_cast<float>(o.temperature);
+    std::vector<double> x(static_cast<size_t>(width));
+    for (std::int64_t i = 0; i < width; ++i)
+        x[static_cast<size_t>(i)] = i == o.maskId ? -inf : static_cast<double>(logits[i] * inverse);
+    std::vector<std::int64_t> order(static_cast<size_t>(width));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+        return x[static_cast<size_t>(a)] > x[static_cast<size_t>(b)];
+    });
+    const double top = x[static_cast<size_t>(order[0])];
+    std::vector<bool> kept(static_cast<size_t>(width), true);
+    if (o.topK > 0 && o.topK < width) {
+        const double kth = x[static_cast<size_t>(order[static_cast<size_t>(o.topK - 1)])];
+        for (std::int64_t i = 0; i < width; ++i)
+            kept[static_cast<size_t>(i)] = x[static_cast<size_t>(i)] >= kth;
+    }
+    if (o.topP < 1) {
+        double mass = 0;
+        for (auto i : order)
+            if (kept[static_cast<size_t>(i)])
+                mass += std::exp(x[static_cast<size_t>(i)] - top);
+        double before = 0;
+        for (auto i : order) {
+            if (!kept[static_cast<size_t>(i)])
+                continue;
+            const double p = std::exp(x[static_cast<size_t>(i)] - top) / mass;
+            kept[static_cast<size_t>(i)] = before <= o.topP;
+            before += p;
+        }
+    }
+    ExactCell cell;
+    cell.probability.assign(static_cast<size_t>(width), 0.0);
+    double total = 0;
+    for (std::int64_t i = 0; i < width; ++i)
+        if (kept[static_cast<size_t>(i)])
+            total += cell.probability[static_cast<size_t>(i)] =
+                std::exp(x[static_cast<size_t>(i)] - top);
+    for (auto& p : cell.probability) {
+        p /= total;
+        if (p > 0)
+            cell.entropy -= p * std::log(p);
+    }
+    return cell;
+}
+
+// The fused sampling kernel against an exact computation and against LibTorch's operators on the
+// same logits and uniforms: a vocabulary of Qwen's size, flat and peaked cells, each way of
+// filtering. A token must lie where its uniform falls in the exact cumulative distribution, but
+// for a few cells whose uniform or top-p bound is within rounding of a boundary.
+void checkFusedSampling(CheckResult& result) {
+    const auto& driver = cu::Driver::instance();
+    if (!driver.available())
+        throw SkipCheck{driver.unavailableReason()};
+    if (!torch::cuda::is_available())
+        throw SkipCheck{"LibTorch sees no GPU (a CUDA build of LibTorch is needed)"};
+    constexpr std::int64_t kBlocks = 16, kBlock = 4, kVocabulary = 151936, kLimit = 151669;
+    auto generator = at::make_generator<at::CPUGeneratorImpl>(17);
+    // Blocks of flat (scale 1) to peaked (scale 12) cells.
+    const auto scales =
+        at::linspace(1.0, 12.0, kBlocks, at::TensorOptions().dtype(at::kFloat)).view({-1, 1, 1});
+    const auto hostLogits = (at::randn({kBlocks, kBlock, kVocabulary}, generator,
+                                       at::TensorOptions().dtype(at::kFloat)) *
+                             scales)
+                                .contiguous();
+    const auto logits = hostLogits.to(at::kCUDA);
+    std::mt19937_64 rng(5);
+    std::vector<double> uniforms;
+    for (std::int64_t i = 0; i < kBlocks * kBlock; ++i)
+        uniforms.push_back((static_cast<double>(rng() >> 11) + 0.5) / 9007199254740992.0);
+
+    struct Case {
+        const char* name;
+        double temperature;
+        std::int64_t topK;
+        double topP;
+        bool raw;
+    };
+    const Case cases[] = {{"plain", 1.0, 0, 1.0, false},     {"top_k_50", 1.0, 50, 1.0, false},
+                          {"top_p_0.9", 1.0, 0, 0.9, false}, {"both", 0.7, 40, 0.95, false},
+                          {"top_p_0.5", 1.3, 0, 0.5, false}, {"raw_confidence", 1.0, 0, 1.0, true}};
+    const auto timeDraw = [&](const SamplerOptions& o) {
+        std::vector<double> ms;
+        for (int run = 0; run < 5; ++run) {
+            torch::cuda::synchronize();
+            const auto start = std::chrono::steady_clock::now();
+            (void)drawCells(logits, uniforms, o, true);
+            ms.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count());
+        }
+        std::sort(ms.begin(), ms.end());
+        return ms[ms.size() / 2];
+    };
+    const std::int64_t cells = kBlocks * kBlock;
+    std::string summary;
+    for (const auto& c : cases) {
+        SamplerOptions o;
+        o.temperature = c.temperature;
+        o.topK = c.topK;
+        o.topP = c.topP;
+        o.rawConfidence = c.raw;
+        o.maskId = kLimit - 4;
+        o.vocabLimit = kLimit;
+        SamplerOptions fusedOptions = o;
+        fusedOptions.fusedSampling = true;
+        const CellDraw fused = drawCells(logits, uniforms, fusedOptions, true);
+        const CellDraw operators = drawCells(logits, uniforms, o, true);
+        int fusedOutside = 0, operatorsOutside = 0, different = 0;
+        double confidenceError = 0, entropyError = 0;
+        for (std::int64_t cell = 0; cell < cells; ++cell) {
+            const float* row = hostLogits.data_ptr<float>() + cell * kVocabulary;
+            SamplerOptions exactOptions = o;
+            if (c.raw) {
+                exactOptions.temperature = 1.0;
+                exactOptions.topK = 0;
+                exactOptions.topP = 1.0;
+            }
+            const ExactCell sampling = exactCell(row, kLimit, o);
+            const ExactCell confidenceOf = c.raw ? exactCell(row, kLimit, exactOptions) : sampling;
+            const double u = uniforms[static_cast<size_t>(cell)];
+            const auto inside = [&](std::int64_t token) {
+                if (token < 0 || token >= kLimit)
+                    return false;
+                const auto& p = sampling.probability;
+                const double below = std::accumulate(p.begin(), p.begin() + token, 0.0);
+                constexpr double kSlack = 1e-6;
+                return p[static_cast<size_t>(token)] > 0 && below - kSlack <= u &&
+                       u <= below + p[static_cast<size_t>(token)] + kSlack;
+            };
+            const auto t = fused.tokens[static_cast<size_t>(cell)];
+            fusedOutside += inside(t) ? 0 : 1;
+            operatorsOutside += inside(operators.tokens[static_cast<size_t>(cell)]) ? 0 : 1;
+            different += t == operators.tokens[static_cast<size_t>(cell)] ? 0 : 1;
+            if (t >= 0 && t < kLimit)
+                confidenceError = std::max(
+                    confidenceError, std::abs(fused.confidence[static_cast<size_t>(cell)] -
+                                              confidenceOf.probability[static_cast<size_t>(t)]));
+            entropyError =
+                std::max(entropyError,
+                         std::abs(fused.entropy[static_cast<size_t>(cell)] - confidenceOf.entropy) /
+                             std::max(1.0, confidenceOf.entropy));
+        }
+        const double fusedMs = timeDraw(fusedOptions);
+        const double operatorsMs = timeDraw(o);
+        result.data["cases"][c.name] = {{"cells", cells},
+                                        {"fused_outside_exact_interval", fusedOutside},
+                                        {"operators_outside_exact_interval", operatorsOutside},
+                                        {"tokens_different", different},
+                                        {"fused_confidence_max_error", confidenceError},
+                                        {"fused_entropy_max_relative_error", entropyError},
+                                        {"fused_ms", fusedMs},
+                                        {"operators_ms", operatorsMs}};
+        if (fusedOutside > cells / 50)
+            throw Error(std::string(c.name) + ": " + std::to_string(fusedOutside) + " of " +
+                        std::to_string(cells) +
+                        " fused draws lie outside their uniform's interval of the exact "
+                        "distribution");
+        if (!(confidenceError <= 1e-4) || !(entropyError <= 1e-3))
+            throw Error(std::string(c.name) + ": fused confidence off by " +
+                        formatScientific(confidenceError, 2) + ", entropy by " +
+                        formatScientific(entropyError, 2));
+        summary += (summary.empty() ? "" : ", ") + std::string(c.name) + " " +
+                   formatFixed(fusedMs, 2) + " ms against " + formatFixed(operatorsMs, 2);
+    }
+    result.message = std::to_string(cells) + " cells of " + std::to_string(kLimit) +
+                     " logits: fused draws within their uniforms' intervals of the exact "
+                     "distribution; fused against LibTorch's operators: " +
+                     summary;
+}
+
 } // namespace
 
 void addModelChecks(std::vector<SelfTestCheck>& checks) {
@@ -332,6 +518,10 @@ void addModelChecks(std::vector<SelfTestCheck>& checks) {
              checkGenerationOnCpu},
             {"gpu.model", "gpu", "the model on CUDA: transformers parity, cached passes, graphs",
              checkModelGpu},
+            {"gpu.fused_sampling", "gpu",
+             "the fused sampling kernel draws from the exact distribution, as LibTorch's "
+             "operators do",
+             checkFusedSampling},
         });
 }
 

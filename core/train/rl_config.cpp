@@ -164,7 +164,8 @@ nlohmann::json toJson(const RlConfig& c) {
           {"top_k", s.topK},
           {"top_p", s.topP},
           {"max_tokens", s.maxTokens},
-          {"batch", c.rolloutBatch}}},
+          {"batch", c.rolloutBatch},
+          {"fused_sampling", s.fusedSampling}}},
         {"reward", toJson(c.reward)},
         {"judge",
          {{"devices", c.judgeDevices},
@@ -280,7 +281,7 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
     if (f.has("rollout")) {
         const Fields r(f.at("rollout"), "config.rollout",
                        {"block_length", "steps", "strategy", "threshold", "temperature", "top_k",
-                        "top_p", "max_tokens", "batch"});
+                        "top_p", "max_tokens", "batch", "fused_sampling"});
         c.sampler.blockLength = r.whole("block_length", c.sampler.blockLength, 1, 64);
         c.sampler.steps = r.whole("steps", c.sampler.steps, 1, 64);
         const auto strategy = parseRemaskStrategy(r.text("strategy", toString(c.sampler.strategy)));
@@ -293,6 +294,7 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
         c.sampler.topP = r.number("top_p", 1.0, 0.0, 1.0);
         c.sampler.maxTokens = r.whole("max_tokens", c.sampler.maxTokens, 1, 1 << 20);
         c.rolloutBatch = static_cast<int>(r.whole("batch", c.rolloutBatch, 1, 4096));
+        c.sampler.fusedSampling = r.flag("fused_sampling", c.sampler.fusedSampling);
     }
     if (f.has("reward"))
         c.reward = rewardOptionsFromJson(f.at("reward"));

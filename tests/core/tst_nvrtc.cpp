@@ -5,6 +5,7 @@
 #include "core/cuda/compiler_options.h"
 #include "core/cuda/header_policy.h"
 #include "core/cuda/nvrtc_compiler.h"
+#include "core/diffusion/fused_cell_sampler.h"
 #include "core/model/decode_kernels.h"
 
 #include <QTemporaryDir>
@@ -58,6 +59,25 @@ private Q_SLOTS:
             QCOMPARE(r.stackFrameBytes, e["stack"].get<int>());
             QCOMPARE(r.spillStoreBytes, e["spill_stores"].get<int>());
             QCOMPARE(r.spillLoadBytes, e["spill_loads"].get<int>());
+        }
+    }
+
+    // The sampler's fused kernel builds for Ampere and Hopper without warnings or spills.
+    void fusedSamplerCompiles() {
+        if (!dice::NvrtcCompiler::available())
+            QSKIP("NVRTC is not available");
+        for (const char* architecture : {"sm_80", "sm_90"}) {
+            const auto result = dice::FusedCellSampler::compile(architecture);
+            QVERIFY2(result.ok, result.log.c_str());
+            QCOMPARE(result.errorCount(), 0);
+            QCOMPARE(result.warningCount(), 0);
+            QVERIFY(!result.cubin.empty());
+            for (const auto& usage : result.resources)
+                QVERIFY2(usage.spillStoreBytes == 0,
+                         (architecture + std::string(": ") + std::to_string(usage.registers) +
+                          " registers, " + std::to_string(usage.stackFrameBytes) +
+                          " bytes of stack, " + std::to_string(usage.spillStoreBytes) + " spilled")
+                             .c_str());
         }
     }
 

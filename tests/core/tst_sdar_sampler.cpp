@@ -351,6 +351,44 @@ private Q_SLOTS:
         }
     }
 
+    // The draw the fused kernel is checked against on a GPU: top-p keeps the tokens whose mass
+    // before them in descending order is at most p, top-k those at or above the k-th logit, and
+    // the token is where the uniform falls in the kept distribution in vocabulary order.
+    void drawKeepsTheReferenceSets() {
+        using dice::SamplerOptions;
+        // Probabilities 0.05, 0.5, 0.15, 0.3 over ids 0..3; id 4 is the mask token.
+        const std::vector<float> probabilities = {0.05f, 0.5f, 0.15f, 0.3f, 0.0f};
+        auto logits = at::empty({1, 1, 5}, at::TensorOptions().dtype(at::kFloat));
+        for (int i = 0; i < 5; ++i)
+            logits[0][0][i] = i == 4 ? 3.0f : std::log(probabilities[static_cast<size_t>(i)]);
+        SamplerOptions o;
+        o.maskId = 4;
+        o.topP = 0.7;
+        // Kept: ids 1 (0.5) and 3 (0.3, with 0.5 before it); id 2 has 0.8 before it.
+        auto draw = dice::drawCells(logits, {0.6}, o, true);
+        QCOMPARE(draw.tokens[0], std::int64_t(1));
+        QVERIFY(std::abs(draw.confidence[0] - 0.625f) < 1e-5f);
+        const double entropy = -(0.625 * std::log(0.625) + 0.375 * std::log(0.375));
+        QVERIFY(std::abs(draw.entropy[0] - entropy) < 1e-5);
+        draw = dice::drawCells(logits, {0.7}, o, false);
+        QCOMPARE(draw.tokens[0], std::int64_t(3));
+        QVERIFY(std::abs(draw.confidence[0] - 0.375f) < 1e-5f);
+        o.topP = 1.0;
+        o.topK = 3;
+        // Kept: 1, 3, 2; the cumulative distribution in id order is 0.526 (id 1), 0.684, 1.
+        draw = dice::drawCells(logits, {0.6}, o, false);
+        QCOMPARE(draw.tokens[0], std::int64_t(2));
+        draw = dice::drawCells(logits, {0.99}, o, false);
+        QCOMPARE(draw.tokens[0], std::int64_t(3));
+        QVERIFY(std::abs(draw.confidence[0] - 0.3f / 0.95f) < 1e-5f);
+        // The mask token is never drawn, however likely.
+        o.topK = 0;
+        draw = dice::drawCells(logits, {0.999999}, o, false);
+        QVERIFY(draw.tokens[0] != 4);
+        QVERIFY_THROWS_EXCEPTION(dice::Error, dice::drawCells(logits, {1.0}, o, false));
+        QVERIFY_THROWS_EXCEPTION(dice::Error, dice::drawCells(logits, {0.5, 0.5}, o, false));
+    }
+
     void filteredConfidenceWithTopOneDecodesBlockInOneStep() {
         // The reference's pitfall, kept as its behaviour: with top_k = 1 the filtered distribution
         // is one-hot, every confidence is 1 and "dynamic" commits the whole block at once.
