@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "core/cuda/device_info.h"
 
+#include "core/common/error.h"
 #include "core/cuda/cuda_driver.h"
+#include "core/cuda/nvrtc_compiler.h"
 
 namespace dice {
 
@@ -98,6 +100,18 @@ std::vector<DeviceInfo> queryDevices() {
         devices.push_back(info);
     }
     return devices;
+}
+
+DeviceInfo deviceForRuntimeKernels(int deviceIndex, const std::string& who) {
+    const auto& driver = cu::Driver::instance();
+    if (!driver.available())
+        throw Error(who + ": " + driver.unavailableReason());
+    if (!NvrtcCompiler::available())
+        throw Error(who + ": NVRTC is not available");
+    for (const auto& device : queryDevices())
+        if (device.index == deviceIndex)
+            return device;
+    throw Error(who + ": no GPU " + std::to_string(deviceIndex));
 }
 
 } // namespace dice

@@ -45,4 +45,8 @@ struct DeviceInfo {
 // Every GPU the driver sees; empty when there is no driver or no GPU.
 std::vector<DeviceInfo> queryDevices();
 
+// The GPU of this index, for kernels built with NVRTC at run time: throws Error, its message
+// starting with `who`, when the driver or NVRTC is missing or there is no such GPU.
+DeviceInfo deviceForRuntimeKernels(int deviceIndex, const std::string& who);
+
 } // namespace dice

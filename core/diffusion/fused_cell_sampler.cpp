@@ -6,7 +6,6 @@
 #include "core/cuda/device_info.h"
 #include "core/cuda/nvrtc_compiler.h"
 
-#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -288,17 +287,8 @@ CompileResult FusedCellSampler::compile(const std::string& architecture) {
 }
 
 FusedCellSampler::FusedCellSampler(int deviceIndex) {
-    const auto& driver = cu::Driver::instance();
-    if (!driver.available())
-        throw Error("fused sampling: " + driver.unavailableReason());
-    if (!NvrtcCompiler::available())
-        throw Error("fused sampling: NVRTC is not available");
-    const auto devices = queryDevices();
-    const auto found = std::find_if(devices.begin(), devices.end(),
-                                    [&](const DeviceInfo& d) { return d.index == deviceIndex; });
-    if (found == devices.end())
-        throw Error("fused sampling: no GPU " + std::to_string(deviceIndex));
-    const auto result = compile(found->architecture());
+    const auto result =
+        compile(deviceForRuntimeKernels(deviceIndex, "fused sampling").architecture());
     if (!result.ok)
         throw Error("fused sampling kernel did not compile: " + result.log);
     m_context = std::make_unique<CudaContext>(deviceIndex);

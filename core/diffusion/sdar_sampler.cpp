@@ -95,7 +95,9 @@ CellDraw sampleCellsFused(const at::Tensor& logits, const std::vector<double>& u
     cells.entropies = needEntropy ? entropy.data_ptr<float>() : nullptr;
     const int device = static_cast<int>(flat.device().index());
     fusedSamplerFor(device).sample(
-        reinterpret_cast<cu::Stream>(c10::cuda::getCurrentCUDAStream(device).stream()), cells);
+        reinterpret_cast<cu::Stream>(
+            c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device)).stream()),
+        cells);
     return copyDraw(tokens, confidence, entropy, needEntropy);
 #else
     (void)logits;

@@ -392,20 +392,11 @@ DecodeKernels::DecodeKernels(Element element, int deviceIndex, int headDim)
     if (headDim <= 0 || headDim > kMaxHeadDim || headDim % 2 != 0)
         throw Error("fused decoding kernels: head dimension " + std::to_string(headDim) +
                     " is not supported");
-    const auto& driver = cu::Driver::instance();
-    if (!driver.available())
-        throw Error("fused decoding kernels: " + driver.unavailableReason());
-    if (!NvrtcCompiler::available())
-        throw Error("fused decoding kernels: NVRTC is not available");
-    const auto devices = queryDevices();
-    const auto found = std::find_if(devices.begin(), devices.end(),
-                                    [&](const DeviceInfo& d) { return d.index == deviceIndex; });
-    if (found == devices.end())
-        throw Error("fused decoding kernels: no GPU " + std::to_string(deviceIndex));
-    if (found->computeMajor < 8)
+    const DeviceInfo device = deviceForRuntimeKernels(deviceIndex, "fused decoding kernels");
+    if (device.computeMajor < 8)
         throw Error("fused decoding kernels need sm_80 or newer, GPU " +
-                    std::to_string(deviceIndex) + " is " + found->architecture());
-    const auto result = compile(element, found->architecture(), headDim);
+                    std::to_string(deviceIndex) + " is " + device.architecture());
+    const auto result = compile(element, device.architecture(), headDim);
     if (!result.ok)
         throw Error("fused decoding kernels did not compile: " + result.log);
     m_context = std::make_unique<CudaContext>(deviceIndex);
