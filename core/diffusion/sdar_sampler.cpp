@@ -46,8 +46,8 @@ struct Sequence {
 };
 
 #if DICE_TORCH_CUDA
-// The fused sampling kernel of a GPU, built on first use and kept for the process; null where it
-// cannot be built, with the reason thrown once to the caller that asked first.
+// The fused sampling kernel of a GPU, built on first use and kept for the process; throws the
+// reason where it cannot be built.
 const FusedCellSampler& fusedSamplerFor(int deviceIndex) {
     static std::mutex mutex;
     static std::map<int, std::unique_ptr<FusedCellSampler>> built;
@@ -60,7 +60,18 @@ const FusedCellSampler& fusedSamplerFor(int deviceIndex) {
 #endif
 
 CellDraw copyDraw(const at::Tensor& tokens, const at::Tensor& confidence, const at::Tensor& entropy,
-                  bool needEntropy);
+                  bool needEntropy) {
+    CellDraw draw;
+    const auto t = tokens.to(at::kCPU, at::kLong).contiguous();
+    const auto c = confidence.to(at::kCPU, at::kFloat).contiguous();
+    draw.tokens.assign(t.data_ptr<std::int64_t>(), t.data_ptr<std::int64_t>() + t.numel());
+    draw.confidence.assign(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+    if (needEntropy) {
+        const auto e = entropy.to(at::kCPU, at::kFloat).contiguous();
+        draw.entropy.assign(e.data_ptr<float>(), e.data_ptr<float>() + e.numel());
+    }
+    return draw;
+}
 
 // The sampling of sampleCells in FusedCellSampler's one kernel; logits [m, B, width] on a GPU.
 CellDraw sampleCellsFused(const at::Tensor& logits, const std::vector<double>& uniforms,
@@ -170,20 +181,6 @@ CellDraw sampleCells(const at::Tensor& logitsIn, const std::vector<double>& unif
         entropy = at::zeros(tokens.sizes(), logits.options());
     }
     return copyDraw(tokens, confidence, entropy, needEntropy);
-}
-
-CellDraw copyDraw(const at::Tensor& tokens, const at::Tensor& confidence, const at::Tensor& entropy,
-                  bool needEntropy) {
-    CellDraw draw;
-    const auto t = tokens.to(at::kCPU, at::kLong).contiguous();
-    const auto c = confidence.to(at::kCPU, at::kFloat).contiguous();
-    draw.tokens.assign(t.data_ptr<std::int64_t>(), t.data_ptr<std::int64_t>() + t.numel());
-    draw.confidence.assign(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
-    if (needEntropy) {
-        const auto e = entropy.to(at::kCPU, at::kFloat).contiguous();
-        draw.entropy.assign(e.data_ptr<float>(), e.data_ptr<float>() + e.numel());
-    }
-    return draw;
 }
 
 // The block cells (0..B-1) to commit this step; `masked` lists the masked cells in order.

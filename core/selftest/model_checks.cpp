@@ -224,12 +224,17 @@ void checkGenerationOnCpu(CheckResult& result) {
                      "sequences finish, as all at once (fp32, CPU)";
 }
 
-void checkModelGpu(CheckResult& result) {
+// Skips a check where the driver or LibTorch's CUDA runtime sees no GPU.
+void requireTorchGpu() {
     const auto& driver = cu::Driver::instance();
     if (!driver.available())
         throw SkipCheck{driver.unavailableReason()};
     if (!torch::cuda::is_available())
         throw SkipCheck{"LibTorch sees no GPU (a CUDA build of LibTorch is needed)"};
+}
+
+void checkModelGpu(CheckResult& result) {
+    requireTorchGpu();
     ModelPlacement gpu;
     gpu.device = ModelDevice::Cuda;
     std::string message;
@@ -386,11 +391,7 @@ ExactCell exactCell(const float* logits, std::int64_t width, const SamplerOption
 // filtering. A token must lie where its uniform falls in the exact cumulative distribution, but
 // for a few cells whose uniform or top-p bound is within rounding of a boundary.
 void checkFusedSampling(CheckResult& result) {
-    const auto& driver = cu::Driver::instance();
-    if (!driver.available())
-        throw SkipCheck{driver.unavailableReason()};
-    if (!torch::cuda::is_available())
-        throw SkipCheck{"LibTorch sees no GPU (a CUDA build of LibTorch is needed)"};
+    requireTorchGpu();
     constexpr std::int64_t kBlocks = 16, kBlock = 4, kVocabulary = 151936, kLimit = 151669;
     auto generator = at::make_generator<at::CPUGeneratorImpl>(17);
     // Blocks of flat (scale 1) to peaked (scale 12) cells.
