@@ -208,9 +208,14 @@ PY
     bench-rollout)
         # RL's sampling workload at the 4B shape: rollouts of uneven prompts (200-2,000 tokens)
         # and answers (256-4,096), fixed batches of 128 against a continuous pool of 128 rows.
-        # BENCH_ROLLOUTS asks fewer than the step's 1,024 when a call's time is short.
+        # BENCH_ROLLOUTS asks fewer than the step's 1,024 when a call's time is short;
+        # BENCH_ROLLOUT_ARGS adds options of `dice bench rollout` (--only continuous,
+        # --fused-sampling, --answer-tokens A:B) and BENCH_ROLLOUT_PART names the file of such a run.
+        # shellcheck disable=SC2206
+        more=(${BENCH_ROLLOUT_ARGS:-})
+        part="${BENCH_ROLLOUT_PART:+-$BENCH_ROLLOUT_PART}"
         "$dice" bench rollout --shape 4b --rollouts "${BENCH_ROLLOUTS:-1024}" --batch 128 \
-            --output "bench-rollout-4b-$device.json" || status=1
+            "${more[@]}" --output "bench-rollout-4b$part-$device.json" || status=1
         ;;
     bench-model)
         # Random weights in the 1.7B, 4B and 8B shapes, bf16, batch 1 and 16, beside
@@ -242,7 +247,14 @@ PY
         mkdir -p "$work"
         (
             cd "$work"
-            if [[ ! -f corpus/corpus.jsonl ]]; then
+            # The evaluation of the built-in tasks and of KernelBench's problems alone needs no
+            # corpus, whose synthesis takes most of a minute.
+            corpus_sets="${NANO_EVAL_SETS:-heldout-variant}"
+            corpus_sets="${corpus_sets//builtin-infill/}"
+            corpus_sets="${corpus_sets//builtin/}"
+            corpus_sets="${corpus_sets//kernelbench-level1/}"
+            if [[ ! -f corpus/corpus.jsonl ]] &&
+                [[ "$step" != nano-eval || -n "${corpus_sets//[[:space:]]/}" ]]; then
                 "$dice" data synth --output corpus --seed 1 --variants 24 --kernelbench-style \
                     --python "$python"
             fi
@@ -296,7 +308,14 @@ PY
         # must not fail says so.
         (
             cd "$work" || exit 1
-            if [[ ! -f corpus/corpus.jsonl ]]; then
+            # The evaluation of the built-in tasks and of KernelBench's problems alone needs no
+            # corpus, whose synthesis takes most of a minute.
+            corpus_sets="${NANO_EVAL_SETS:-heldout-variant}"
+            corpus_sets="${corpus_sets//builtin-infill/}"
+            corpus_sets="${corpus_sets//builtin/}"
+            corpus_sets="${corpus_sets//kernelbench-level1/}"
+            if [[ ! -f corpus/corpus.jsonl ]] &&
+                [[ "$step" != nano-eval || -n "${corpus_sets//[[:space:]]/}" ]]; then
                 "$dice" data synth --output corpus --seed 1 --variants 24 --kernelbench-style \
                     --python "$python" || exit 1
             fi

@@ -35,6 +35,9 @@ const char* const kUsage =
     "                       run one of the two\n"
     "  --memory-gb F        GPU memory the largest pool is worked out for (default 141)\n"
     "  --fused-sampling     draw the cells with the fused sampling kernel (a GPU only)\n"
+    "  --page-tokens N      a paged key/value cache, N positions a page (a multiple of 32);\n"
+    "                       a sequence joins the pool when its prompt and budget fit\n"
+    "  --cache-tokens N     the paged cache's positions in all (default: every row's longest)\n"
     "  --threads N          LibTorch's CPU threads\n"
     "  --seed N\n"
     "  --output FILE        write the result file (JSON) here\n";
@@ -66,7 +69,8 @@ int benchRollout(const Invocation& in) {
     const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
     const Arguments args(rest, {"help", "fused-sampling"},
                          {"shape", "device", "dtype", "rollouts", "batch", "prompt-tokens",
-                          "answer-tokens", "only", "memory-gb", "threads", "seed", "output"});
+                          "answer-tokens", "only", "memory-gb", "threads", "seed", "output",
+                          "page-tokens", "cache-tokens"});
     if (!args.ok() || !args.positionals().empty()) {
         std::cerr << "dice bench rollout: " << (args.ok() ? "" : args.error() + "\n") << kUsage;
         return 2;
@@ -99,6 +103,8 @@ int benchRollout(const Invocation& in) {
     o.cpuThreads = args.integer("threads", 0);
     o.seed = static_cast<std::uint64_t>(args.integer("seed", 1));
     o.fusedSampling = args.flag("fused-sampling");
+    o.pageTokens = args.integer("page-tokens", 0);
+    o.cacheTokens = args.integer("cache-tokens", 0);
 
     nlohmann::json report = resultFileHeader("bench-rollout", in.argv);
     report["results"] =

@@ -21,8 +21,8 @@ namespace {
 // The model's network, counting its passes and the rows they carried: how full the batch was.
 class CountingNetwork : public DiffusionNetwork {
 public:
-    explicit CountingNetwork(Qwen3Model& model)
-        : m_inner(model) {}
+    CountingNetwork(Qwen3Model& model, const CachePaging& paging)
+        : m_inner(model, paging) {}
     std::int64_t logitsWidth() const override { return m_inner.logitsWidth(); }
     void allocate(std::int64_t rows, std::int64_t capacity) override {
         m_inner.allocate(rows, capacity);
@@ -39,6 +39,9 @@ public:
         return m_inner.blockPass(tokens, commit, wantLogits);
     }
     void moveRow(std::int64_t from, std::int64_t to) override { m_inner.moveRow(from, to); }
+    bool admits(std::int64_t tokens) const override { return m_inner.admits(tokens); }
+    void reserve(std::int64_t row, std::int64_t tokens) override { m_inner.reserve(row, tokens); }
+    void release(std::int64_t row) override { m_inner.release(row); }
 
     std::int64_t prefills = 0;
     std::int64_t passes = 0;
@@ -68,6 +71,10 @@ nlohmann::json runRolloutBenchmark(const RolloutBenchOptions& o,
                     "least no more than its most, and answers at least one token long");
     if (!o.fixed && !o.continuous)
         throw Error("dice bench rollout: nothing to run (fixed batches and the pool both off)");
+    if (o.pageTokens < 0 || o.pageTokens % 32 != 0 || o.cacheTokens < 0 ||
+        (o.cacheTokens > 0 && o.pageTokens == 0))
+        throw Error("dice bench rollout: pages hold a multiple of 32 positions, and a cache's "
+                    "positions are given for a paged cache only");
     setCpuThreads(o.cpuThreads);
     const bool cuda = o.device == ModelDevice::Cuda;
     const ModelConfig config = benchmarkShape(o.shape);
@@ -87,6 +94,8 @@ nlohmann::json runRolloutBenchmark(const RolloutBenchOptions& o,
     std::vector<std::vector<std::int64_t>> prompts;
     std::vector<std::int64_t> budgets;
     std::int64_t budgetTokens = 0;
+    // Positions each sequence's cache needs: prompt and budget in whole blocks of 4.
+    std::int64_t sequenceTokens = 0;
     for (int i = 0; i < o.rollouts; ++i) {
         std::vector<std::int64_t> ids(static_cast<std::size_t>(promptLength(random)));
         for (auto& id : ids)
@@ -94,6 +103,8 @@ nlohmann::json runRolloutBenchmark(const RolloutBenchOptions& o,
         prompts.push_back(std::move(ids));
         budgets.push_back(answerLength(random));
         budgetTokens += budgets.back();
+        sequenceTokens +=
+            (static_cast<std::int64_t>(prompts.back().size()) + budgets.back() + 3) / 4 * 4;
     }
 
     SamplerOptions sampler;
@@ -107,12 +118,15 @@ nlohmann::json runRolloutBenchmark(const RolloutBenchOptions& o,
     sampler.seed = o.seed;
     sampler.fusedSampling = o.fusedSampling;
 
+    CachePaging paging;
+    paging.pageTokens = o.pageTokens;
+    paging.pages = o.pageTokens > 0 ? (o.cacheTokens + o.pageTokens - 1) / o.pageTokens : 0;
     const auto run = [&](bool pool) {
         say(std::string(pool ? "continuous batching" : "fixed batches") + ": " +
             std::to_string(o.rollouts) + " rollouts, " + std::to_string(o.batch) + " rows");
         if (cuda)
             resetPeakDeviceMemory(0);
-        CountingNetwork network(*model);
+        CountingNetwork network(*model, paging);
         std::int64_t answerTokens = 0, sequencePasses = 0;
         const auto start = TrainClock::now();
         const auto count = [&](const std::vector<GenerationResult>& results) {
@@ -151,7 +165,9 @@ nlohmann::json runRolloutBenchmark(const RolloutBenchOptions& o,
             {"prefills", network.prefills},
             {"mean_rows_per_pass", static_cast<double>(network.rows) / passes},
             {"row_occupancy", static_cast<double>(network.rows) / passes / o.batch},
-            {"peak_memory_bytes", cuda ? peakDeviceMemory(0) : 0}};
+            {"peak_memory_bytes", cuda ? peakDeviceMemory(0) : 0},
+            {"cache_pages", model->cachePages()},
+            {"peak_cache_pages", model->cachePeakPages()}};
     };
 
     nlohmann::json results = {{"shape", o.shape},
@@ -169,7 +185,9 @@ nlohmann::json runRolloutBenchmark(const RolloutBenchOptions& o,
                                 {"threshold", 0.9},
                                 {"block_length", 4},
                                 {"steps", 4},
-                                {"fused_sampling", o.fusedSampling}}}};
+                                {"fused_sampling", o.fusedSampling}}},
+                              {"page_tokens", o.pageTokens},
+                              {"cache_tokens", o.cacheTokens}};
     if (o.fixed)
         results["fixed"] = run(false);
     if (o.continuous)
@@ -179,20 +197,35 @@ nlohmann::json runRolloutBenchmark(const RolloutBenchOptions& o,
             results["continuous"]["tokens_per_second"].get<double>() /
             std::max(results["fixed"]["tokens_per_second"].get<double>(), 1e-12);
 
-    // The cache the pool needs: a row holds the longest prompt and answer, in whole blocks.
+    // The cache the pool needs. Contiguous, a row holds the longest prompt and answer, in whole
+    // blocks; paged, a sequence holds its own, in whole pages, so that a pool of the same memory
+    // holds as many rows as the mean sequence allows.
     const std::int64_t capacity = (o.maxPromptTokens + o.maxAnswerTokens + 3) / 4 * 4;
     const std::int64_t perRow = cacheBytesPerSequence(config, capacity, o.dtype);
     const double weights = static_cast<double>(model->weightBytes());
     const double budget = o.memoryGb * 1e9;
+    const double free = std::max(0.0, budget - weights);
+    const double meanTokens =
+        static_cast<double>(sequenceTokens) / static_cast<double>(std::max(1, o.rollouts));
+    // A sequence's last page is half empty on average.
+    const double meanPagedTokens = meanTokens + (o.pageTokens > 0 ? o.pageTokens / 2.0 : 0.0);
+    const double bytesPerToken = static_cast<double>(cacheBytesPerSequence(config, 1, o.dtype));
     results["cache"] = {
         {"capacity_tokens", capacity},
         {"bytes_per_row", perRow},
         {"pool_bytes", perRow * o.batch},
         {"weight_bytes", model->weightBytes()},
         {"memory_gb", o.memoryGb},
+        {"mean_sequence_tokens", meanTokens},
         // Cache alone beside the weights; activations and logits of a pass need some of it.
-        {"largest_pool",
-         budget > weights ? static_cast<std::int64_t>((budget - weights) / perRow) : 0}};
+        {"largest_pool", static_cast<std::int64_t>(free / static_cast<double>(perRow))},
+        {"largest_paged_pool",
+         static_cast<std::int64_t>(free / (meanPagedTokens * bytesPerToken))}};
+    if (o.pageTokens > 0 && o.continuous)
+        results["cache"]["peak_paged_bytes"] =
+            static_cast<double>(results["continuous"]["peak_cache_pages"].get<std::int64_t>() *
+                                o.pageTokens) *
+            bytesPerToken;
     return results;
 }
 

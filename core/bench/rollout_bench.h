@@ -34,6 +34,10 @@ struct RolloutBenchOptions {
     double memoryGb = 141.0;
     std::uint64_t seed = 1;
     bool fusedSampling = false; // SamplerOptions::fusedSampling
+    // A paged cache (CachePaging): positions a page, 0 for rows of the longest sequence; and the
+    // positions of all pages together, 0 for every row's capacity.
+    std::int64_t pageTokens = 0;
+    std::int64_t cacheTokens = 0;
 };
 
 using RolloutBenchProgress = std::function<void(const std::string& line)>;

@@ -34,6 +34,15 @@ public:
                                  bool wantLogits) = 0;
     // Moves a row's cache to another row.
     virtual void moveRow(std::int64_t from, std::int64_t to) = 0;
+
+    // A cache that holds less than rows times the capacity (a paged one) is asked before each
+    // sequence joins: whether one of `tokens` positions fits beside those it holds now, and then
+    // to set them aside for `row` (emptied first), so that a sequence that joined never runs out.
+    // A row whose sequence has left is released. A cache of rows of the capacity admits every
+    // sequence.
+    virtual bool admits(std::int64_t /*tokens*/) const { return true; }
+    virtual void reserve(std::int64_t /*row*/, std::int64_t /*tokens*/) {}
+    virtual void release(std::int64_t /*row*/) {}
 };
 
 } // namespace dice

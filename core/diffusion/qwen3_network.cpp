@@ -12,11 +12,32 @@ std::int64_t Qwen3Network::logitsWidth() const {
 }
 
 void Qwen3Network::allocate(std::int64_t rows, std::int64_t capacity) {
-    // Reuse a cache that is large enough: allocating (and capturing graphs) costs more than a pass.
-    if (m_model.cacheRows() != rows || m_model.cacheCapacity() < capacity)
-        m_model.allocateCache(rows, capacity);
-    else
+    // Reuse a cache that is large enough and paged alike: allocating (and capturing graphs) costs
+    // more than a pass.
+    const bool paged = m_paging.pageTokens > 0;
+    bool reuse = m_model.cacheRows() == rows && m_model.cacheCapacity() >= capacity &&
+                 m_model.cachePaged() == paged;
+    if (reuse && paged)
+        reuse =
+            m_model.cachePageTokens() == m_paging.pageTokens &&
+            (m_paging.pages > 0 ? m_model.cachePages() == m_paging.pages
+                                : m_model.cachePages() >= rows * m_model.cachePagesFor(capacity));
+    if (reuse)
         m_model.clearCache();
+    else
+        m_model.allocateCache(rows, capacity, m_paging);
+}
+
+bool Qwen3Network::admits(std::int64_t tokens) const {
+    return !m_model.cachePaged() || m_model.cachePagesFor(tokens) <= m_model.cacheFreePages();
+}
+
+void Qwen3Network::reserve(std::int64_t row, std::int64_t tokens) {
+    m_model.reserveCacheRow(row, tokens);
+}
+
+void Qwen3Network::release(std::int64_t row) {
+    m_model.releaseCacheRow(row);
 }
 
 void Qwen3Network::prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths,

@@ -379,12 +379,22 @@ std::vector<GenerationResult> generate(DiffusionNetwork& network,
     const auto longOptions = at::TensorOptions().dtype(at::kLong);
     auto cancelled = [&] { return options.cancel && options.cancel->load(); };
 
-    // Fills the free rows with waiting prompts: their full blocks are prefilled into those rows.
+    // Fills the free rows with waiting prompts, in order, while the cache has room for each whole
+    // sequence (prompt and answer budget): their full blocks are prefilled into those rows.
     auto admit = [&] {
         std::vector<int> joining;
         while (static_cast<std::int64_t>(rows.size() + joining.size()) < pool &&
-               nextWaiting < seqs.size())
+               nextWaiting < seqs.size()) {
+            const auto need = static_cast<std::int64_t>(seqs[nextWaiting].canvas.size());
+            if (!network.admits(need)) {
+                if (rows.empty() && joining.empty())
+                    throw Error("a sequence of " + std::to_string(need) +
+                                " positions does not fit the key/value cache even alone");
+                break;
+            }
+            network.reserve(static_cast<std::int64_t>(rows.size() + joining.size()), need);
             joining.push_back(static_cast<int>(nextWaiting++));
+        }
         if (joining.empty())
             return;
         std::int64_t longest = 0;
@@ -557,6 +567,7 @@ std::vector<GenerationResult> generate(DiffusionNetwork& network,
                 network.moveRow(last, r);
                 rows[static_cast<size_t>(r)] = rows[static_cast<size_t>(last)];
             }
+            network.release(last);
             rows.pop_back();
         }
         if (!cancelled())

@@ -81,12 +81,23 @@ extern "C" __global__ void add_rms_norm(const elem* x, const elem* delta, elem* 
     }
 }
 
+// Where position `position` of a row's kv head starts in a cache of pages [page, kvHeads,
+// pageTokens, dim]: the row's table (tablePages entries) names the page. A contiguous cache is the
+// same with one page a row of the capacity's length.
+__device__ __forceinline__ long long cacheOffset(const int* pageTable, int tablePages,
+                                                 long long pageTokens, int row, int kvHeads,
+                                                 int kv, long long position, int dim) {
+    const long long page = pageTable[(long long)row * tablePages + position / pageTokens];
+    return ((page * kvHeads + kv) * pageTokens + position % pageTokens) * dim;
+}
+
 // One block per (token, head) of the fused q/k/v projection; one thread per element of the head.
 extern "C" __global__ void qk_norm_rope(const elem* qkv, const elem* qWeight, const elem* kWeight,
                                         const long long* starts, const float* invFreq,
-                                        elem* query, elem* cacheK, elem* cacheV, int block,
-                                        int heads, int kvHeads, int dim, long long capacity,
-                                        float eps) {
+                                        elem* query, elem* cacheK, elem* cacheV,
+                                        const int* pageTable, int tablePages,
+                                        long long pageTokens, int block, int heads, int kvHeads,
+                                        int dim, float eps) {
     __shared__ float partial[32];
     __shared__ float normed[512];
     const int all = heads + 2 * kvHeads;
@@ -99,8 +110,9 @@ extern "C" __global__ void qk_norm_rope(const elem* qkv, const elem* qWeight, co
     const long long source = (long long)blockIdx.x * dim + d;
     if (head >= heads + kvHeads) {
         if (active)
-            cacheV[(((long long)row * kvHeads + (head - heads - kvHeads)) * capacity + position) *
-                       dim + d] = qkv[source];
+            cacheV[cacheOffset(pageTable, tablePages, pageTokens, row, kvHeads,
+                               head - heads - kvHeads, position, dim) +
+                   d] = qkv[source];
         return;
     }
     const float value = active ? load(qkv[source]) : 0.0f;
@@ -124,7 +136,9 @@ extern "C" __global__ void qk_norm_rope(const elem* qkv, const elem* qWeight, co
         const int kv = head / group, member = head % group;
         query[((((long long)row * kvHeads + kv) * group + member) * block + t) * dim + d] = out;
     } else {
-        cacheK[(((long long)row * kvHeads + (head - heads)) * capacity + position) * dim + d] = out;
+        cacheK[cacheOffset(pageTable, tablePages, pageTokens, row, kvHeads, head - heads,
+                           position, dim) +
+               d] = out;
     }
 }
 
@@ -142,7 +156,8 @@ extern "C" __global__ void silu_mul(const elem* gateUp, elem* out, int inter, lo
 // chunk's softmax state (its maximum, its sum and the weighted sum of values, in float32);
 // attend_combine merges the chunks of a query and writes it where the output projection reads it,
 // [rows, block, heads * dim]. Chunks start at fixed positions whatever the span, so a row's result
-// does not depend on the other rows of the batch: a chunk past a row's keys adds exact zeros.
+// does not depend on the other rows of the batch: a chunk past a row's keys adds exact zeros. A
+// page holds a whole number of chunks, so a chunk's positions are contiguous in one page.
 //
 // A chunk's keys and values are staged in shared memory with 16-byte loads all issued at once:
 // a block has few warps, and a loop that waits for each load in turn (the first version of this
@@ -159,9 +174,9 @@ extern "C" __global__ void silu_mul(const elem* gateUp, elem* out, int inter, lo
 __device__ __forceinline__ float negativeInfinity() { return __int_as_float(0xff800000); }
 
 extern "C" __global__ void __launch_bounds__(kAttendThreads)
-attend_chunk(const elem* query, const elem* cacheK, const elem* cacheV, const long long* starts,
-             float* partial, int queries, int block, int kvHeads, long long capacity, int span,
-             float scale) {
+attend_chunk(const elem* query, const elem* cacheK, const elem* cacheV, const int* pageTable,
+             int tablePages, long long pageTokens, const long long* starts, float* partial,
+             int queries, int block, int kvHeads, int span, float scale) {
     extern __shared__ uint4 staged[];
     elem* keys = (elem*)staged;                               // [kAttendChunk][kHeadDim]
     elem* values = keys + kAttendChunk * kHeadDim;            // [kAttendChunk][kHeadDim]
@@ -173,8 +188,13 @@ attend_chunk(const elem* query, const elem* cacheK, const elem* cacheV, const lo
     const int first = chunk * kAttendChunk;
     const int count = (int)max(0LL, min((long long)kAttendChunk, limit - first));
     const long long head = (long long)row * kvHeads + kv;
-    const uint4* keySource = (const uint4*)(cacheK + (head * capacity + first) * kHeadDim);
-    const uint4* valueSource = (const uint4*)(cacheV + (head * capacity + first) * kHeadDim);
+    // A chunk past the row's keys reads nothing, nor the table entry past the row's pages.
+    const long long offset =
+        count > 0 ? cacheOffset(pageTable, tablePages, pageTokens, row, kvHeads, kv, first,
+                                kHeadDim)
+                  : 0;
+    const uint4* keySource = (const uint4*)(cacheK + offset);
+    const uint4* valueSource = (const uint4*)(cacheV + offset);
     const uint4 zero = make_uint4(0u, 0u, 0u, 0u);
 #pragma unroll
     for (int step = 0; step < (kChunkVectors + kAttendThreads - 1) / kAttendThreads; ++step) {
@@ -431,14 +451,16 @@ void DecodeKernels::qkNormRope(cu::Stream stream, const QkNormRope& a) const {
     void* query = a.query;
     void* cacheK = a.cacheK;
     void* cacheV = a.cacheV;
+    const void* pageTable = a.pageTable;
+    int tablePages = static_cast<int>(a.layout.tablePages);
+    long long pageTokens = a.layout.pageTokens;
     int block = static_cast<int>(a.layout.block), heads = static_cast<int>(a.layout.heads),
         kvHeads = static_cast<int>(a.layout.kvHeads), dim = static_cast<int>(a.layout.dim);
-    long long capacity = a.layout.capacity;
     float eps = a.eps;
     launch(m_qkNormRope, a.layout.rows * a.layout.block * (a.layout.heads + 2 * a.layout.kvHeads),
            threadsFor(a.layout.dim, 1024), stream,
-           {&qkv, &qWeight, &kWeight, &starts, &invFreq, &query, &cacheK, &cacheV, &block, &heads,
-            &kvHeads, &dim, &capacity, &eps});
+           {&qkv, &qWeight, &kWeight, &starts, &invFreq, &query, &cacheK, &cacheV, &pageTable,
+            &tablePages, &pageTokens, &block, &heads, &kvHeads, &dim, &eps});
 }
 
 void DecodeKernels::siluMul(cu::Stream stream, const void* gateUp, void* out, std::int64_t rows,
@@ -471,11 +493,15 @@ void DecodeKernels::attend(cu::Stream stream, const Attend& a) const {
         a.layout.block * (a.layout.heads / std::max<std::int64_t>(a.layout.kvHeads, 1));
     if (a.layout.kvHeads <= 0 || a.layout.heads % a.layout.kvHeads != 0 ||
         a.layout.dim != m_headDim || !attendFits(queries) || a.span <= 0 ||
-        a.span > a.layout.capacity)
+        a.span > a.layout.pageTokens * a.layout.tablePages ||
+        (a.layout.tablePages > 1 && a.layout.pageTokens % kAttendChunk != 0))
         throw Error("fused decoding kernels: unsupported attention layout");
     const void* query = a.query;
     const void* cacheK = a.cacheK;
     const void* cacheV = a.cacheV;
+    const void* pageTable = a.pageTable;
+    int tablePages = static_cast<int>(a.layout.tablePages);
+    long long pageTokens = a.layout.pageTokens;
     const void* starts = a.starts;
     void* partial = a.workspace;
     void* out = a.out;
@@ -483,14 +509,14 @@ void DecodeKernels::attend(cu::Stream stream, const Attend& a) const {
         heads = static_cast<int>(a.layout.heads), kvHeads = static_cast<int>(a.layout.kvHeads),
         dim = static_cast<int>(a.layout.dim), span = static_cast<int>(a.span),
         chunks = static_cast<int>(attendChunks(a.span));
-    long long capacity = a.layout.capacity;
     float scale = a.scale;
     const unsigned grid[3] = {static_cast<unsigned>(chunks),
                               static_cast<unsigned>(a.layout.kvHeads),
                               static_cast<unsigned>(a.layout.rows)};
     const unsigned threads[3] = {kAttendThreads, 1, 1};
-    std::vector<void*> parameters = {&query, &cacheK,  &cacheV,   &starts, &partial, &q,
-                                     &block, &kvHeads, &capacity, &span,   &scale};
+    std::vector<void*> parameters = {&query,      &cacheK, &cacheV,  &pageTable, &tablePages,
+                                     &pageTokens, &starts, &partial, &q,         &block,
+                                     &kvHeads,    &span,   &scale};
     launchKernel(m_attendChunk, grid, threads,
                  static_cast<unsigned>(attendSharedBytes(m_element, queries, a.layout.dim)), stream,
                  parameters);

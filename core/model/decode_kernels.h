@@ -53,14 +53,16 @@ public:
                     float eps) const;
 
     // The shape of a decoding pass both qkNormRope and attend read: `rows` sequences of a
-    // `block` of tokens, the heads, and the cache's `capacity` positions per row.
+    // `block` of tokens, the heads, and the cache's pages: `pageTokens` positions each, a row's
+    // table naming `tablePages` of them (a contiguous cache: one page a row, of the capacity).
     struct BlockLayout {
         std::int64_t rows = 0;
         std::int64_t block = 0;
         std::int64_t heads = 0;
         std::int64_t kvHeads = 0;
         std::int64_t dim = 0;
-        std::int64_t capacity = 0;
+        std::int64_t pageTokens = 0;
+        std::int64_t tablePages = 0;
     };
 
     struct QkNormRope {
@@ -70,8 +72,10 @@ public:
         const std::int64_t* starts = nullptr; // [rows]: position of each row's first token
         const float* invFreq = nullptr;       // [dim / 2]
         void* query = nullptr; // out: [rows, kv_heads, group * block, dim], queries folded by group
-        void* cacheK = nullptr; // [rows..., kv_heads, capacity, dim]: written at the block's places
+        void* cacheK =
+            nullptr; // [pages, kv_heads, page_tokens, dim]: written at the block's places
         void* cacheV = nullptr;
+        const std::int32_t* pageTable = nullptr; // [rows, table_pages]: each row's pages in order
         BlockLayout layout;
         float eps = 1e-6f;
     };
@@ -85,11 +89,12 @@ public:
 
     struct Attend {
         const void* query = nullptr;  // [rows, kv_heads, group * block, dim], as qkNormRope writes
-        const void* cacheK = nullptr; // [rows..., kv_heads, capacity, dim]
+        const void* cacheK = nullptr; // [pages, kv_heads, page_tokens, dim]
         const void* cacheV = nullptr;
-        const std::int64_t* starts = nullptr; // [rows]: position of each row's first token
-        float* workspace = nullptr;           // attendWorkspace(...) floats
-        void* out = nullptr;                  // [rows, block, heads * dim]
+        const std::int32_t* pageTable = nullptr; // [rows, table_pages]
+        const std::int64_t* starts = nullptr;    // [rows]: position of each row's first token
+        float* workspace = nullptr;              // attendWorkspace(...) floats
+        void* out = nullptr;                     // [rows, block, heads * dim]
         BlockLayout layout;
         std::int64_t span = 0; // cache positions read; each row reads those before start + block
         float scale = 1.0f;

@@ -164,11 +164,24 @@ struct Qwen3Model::Impl {
     std::vector<Layer> layers;
     at::Tensor invFreq; // float32 [head_dim / 2]
 
-    std::vector<at::Tensor> cacheK; // per layer [rows, kv_heads, capacity, head_dim]
+    // Per layer [pages, kv_heads, pageTokens, head_dim]: contiguous, a page per row of the
+    // capacity's length; paged, pageCount pages and one more, the scratch page, where the table
+    // points a row's positions that have no page (padding is written there and never read).
+    std::vector<at::Tensor> cacheK;
     std::vector<at::Tensor> cacheV;
     std::int64_t rows = 0;
     std::int64_t capacity = 0;
     std::vector<std::int64_t> lengths;
+    bool paged = false;
+    std::int64_t pageTokens = 0;
+    std::int64_t tablePages = 0; // pages a row can hold: the table's columns
+    std::int64_t pageCount = 0;
+    std::int64_t peakPages = 0;
+    std::vector<std::vector<std::int32_t>> pagesOf; // by row, in position order
+    std::vector<std::int32_t> freePages;            // taken from the back
+    std::vector<std::int32_t> tableHost;            // [rows, tablePages]
+    at::Tensor pageTable;                           // int32 [rows, tablePages] on the device
+    bool tableDirty = false;
 
     bool graphsEnabled = true;
     bool fusedEnabled = true;
@@ -320,6 +333,92 @@ struct Qwen3Model::Impl {
         return at::linear(rmsNorm(x, finalNorm), lmHead).to(at::kFloat);
     }
 
+    std::int64_t pagesFor(std::int64_t tokens) const {
+        return (tokens + pageTokens - 1) / pageTokens;
+    }
+
+    void writeTableRow(std::int64_t row) {
+        const auto& own = pagesOf[static_cast<size_t>(row)];
+        for (std::int64_t c = 0; c < tablePages; ++c)
+            tableHost[static_cast<size_t>(row * tablePages + c)] =
+                c < static_cast<std::int64_t>(own.size()) ? own[static_cast<size_t>(c)]
+                                                          : static_cast<std::int32_t>(pageCount);
+        tableDirty = true;
+    }
+
+    // Gives a paged row pages up to `tokens` positions.
+    void ensurePages(std::int64_t row, std::int64_t tokens) {
+        if (!paged)
+            return;
+        auto& own = pagesOf[static_cast<size_t>(row)];
+        const std::int64_t need = pagesFor(tokens);
+        if (static_cast<std::int64_t>(own.size()) >= need)
+            return;
+        if (need - static_cast<std::int64_t>(own.size()) >
+            static_cast<std::int64_t>(freePages.size()))
+            throw Error("the key/value cache has " + std::to_string(freePages.size()) +
+                        " free pages of " + std::to_string(pageTokens) + " positions; row " +
+                        std::to_string(row) + " needs " +
+                        std::to_string(need - static_cast<std::int64_t>(own.size())) +
+                        " more for " + std::to_string(tokens) + " positions");
+        while (static_cast<std::int64_t>(own.size()) < need) {
+            own.push_back(freePages.back());
+            freePages.pop_back();
+        }
+        peakPages = std::max(peakPages, pageCount - static_cast<std::int64_t>(freePages.size()));
+        writeTableRow(row);
+    }
+
+    void releasePages(std::int64_t row) {
+        lengths[static_cast<size_t>(row)] = 0;
+        if (!paged)
+            return;
+        auto& own = pagesOf[static_cast<size_t>(row)];
+        freePages.insert(freePages.end(), own.rbegin(), own.rend());
+        own.clear();
+        writeTableRow(row);
+    }
+
+    // The table on the device as the host has it; outside any graph capture.
+    void syncTable() {
+        if (!tableDirty)
+            return;
+        pageTable.copy_(at::from_blob(tableHost.data(), {rows, tablePages},
+                                      at::TensorOptions().dtype(at::kInt)));
+        tableDirty = false;
+    }
+
+    // Where the keys or values of rows firstRow.. at `positions` ([n, T] int64 on the device) go
+    // in a layer's cache viewed as [-1, head_dim]: [n * kv_heads * T] in the order of the
+    // [n, kv_heads, T, head_dim] keys.
+    at::Tensor cacheIndex(std::int64_t firstRow, const at::Tensor& positions) const {
+        const std::int64_t n = positions.size(0);
+        const auto longOptions = at::TensorOptions().dtype(at::kLong).device(options.device());
+        const auto page = pageTable.narrow(0, firstRow, n)
+                              .to(at::kLong)
+                              .gather(1, at::div(positions, pageTokens, "floor"));
+        const auto heads = at::arange(KV(), longOptions).view({1, KV(), 1});
+        return ((page.unsqueeze(1) * KV() + heads) * pageTokens +
+                at::remainder(positions, pageTokens).unsqueeze(1))
+            .view({-1});
+    }
+
+    // Rows firstRow.. of a layer's cache over positions [0, span), as [n, kv_heads, span,
+    // head_dim]: a view when contiguous, the rows' pages gathered when paged.
+    at::Tensor cacheRows(const at::Tensor& cache, std::int64_t firstRow, std::int64_t n,
+                         std::int64_t span) const {
+        if (!paged)
+            return cache.narrow(0, firstRow, n).narrow(2, 0, span);
+        const std::int64_t count = pagesFor(span);
+        const auto ids =
+            pageTable.narrow(0, firstRow, n).narrow(1, 0, count).to(at::kLong).reshape({-1});
+        return cache.index_select(0, ids)
+            .view({n, count, KV(), pageTokens, D()})
+            .permute({0, 2, 1, 3, 4})
+            .reshape({n, KV(), count * pageTokens, D()})
+            .narrow(2, 0, span);
+    }
+
     // What a block of T tokens per row may attend to among the first `span` cache positions: each
     // row's positions before its start + T, as bool [n, 1, 1, span]; undefined when every row
     // starts at the same place (`uniform`) and the span ends where the blocks do.
@@ -346,16 +445,15 @@ struct Qwen3Model::Impl {
         const auto offsets = at::arange(T, longOptions);
         const auto positions = starts.unsqueeze(1) + offsets;
         const auto mask = blockMask(starts, T, span, uniform);
-        const auto rowHeads = at::arange(n * KV(), longOptions).view({n, KV(), 1}) * capacity;
-        const auto index = (rowHeads + starts.view({n, 1, 1}) + offsets.view({1, 1, T})).view({-1});
+        const auto index = cacheIndex(0, positions);
         const auto [cos, sin] = rope(positions);
         auto x = at::embedding(embed, tokens);
         for (size_t l = 0; l < layers.size(); ++l) {
             const auto p = project(layers[l], x, cos, sin);
             cacheK[l].view({-1, D()}).index_copy_(0, index, p.k.transpose(1, 2).reshape({-1, D()}));
             cacheV[l].view({-1, D()}).index_copy_(0, index, p.v.transpose(1, 2).reshape({-1, D()}));
-            const auto keys = cacheK[l].narrow(0, 0, n).narrow(2, 0, span);
-            const auto values = cacheV[l].narrow(0, 0, n).narrow(2, 0, span);
+            const auto keys = cacheRows(cacheK[l], 0, n, span);
+            const auto values = cacheRows(cacheV[l], 0, n, span);
             x = finishLayer(layers[l], x, attendFolded(p.q, keys, values, mask));
         }
         return wantLogits ? logits(x) : at::Tensor();
@@ -391,7 +489,8 @@ struct Qwen3Model::Impl {
         layout.heads = H();
         layout.kvHeads = KV();
         layout.dim = D();
-        layout.capacity = capacity;
+        layout.pageTokens = pageTokens;
+        layout.tablePages = tablePages;
         return layout;
     }
 
@@ -402,10 +501,9 @@ struct Qwen3Model::Impl {
                               const at::Tensor& query, size_t l, const at::Tensor& rowStarts,
                               std::int64_t span, const at::Tensor& mask) const {
         const std::int64_t n = query.size(0), g = H() / KV(), T = query.size(2) / g;
-        const auto keys = cacheK[l].narrow(0, 0, n).narrow(2, 0, span);
-        const auto values = cacheV[l].narrow(0, 0, n).narrow(2, 0, span);
         if (!kernels.attendFits(g * T))
-            return attendFoldedQueries(query, T, keys, values, mask);
+            return attendFoldedQueries(query, T, cacheRows(cacheK[l], 0, n, span),
+                                       cacheRows(cacheV[l], 0, n, span), mask);
         auto workspace = at::empty({DecodeKernels::attendWorkspace(n, KV(), g * T, D(), span)},
                                    options.dtype(at::kFloat));
         auto out = at::empty({n, T, H() * D()}, options);
@@ -413,6 +511,7 @@ struct Qwen3Model::Impl {
         a.query = query.data_ptr();
         a.cacheK = cacheK[l].data_ptr();
         a.cacheV = cacheV[l].data_ptr();
+        a.pageTable = pageTable.data_ptr<std::int32_t>();
         a.starts = rowStarts.data_ptr<std::int64_t>();
         a.workspace = workspace.data_ptr<float>();
         a.out = out.data_ptr();
@@ -471,6 +570,7 @@ struct Qwen3Model::Impl {
             a.query = query.data_ptr();
             a.cacheK = cacheK[l].data_ptr();
             a.cacheV = cacheV[l].data_ptr();
+            a.pageTable = pageTable.data_ptr<std::int32_t>();
             a.layout = blockLayout(n, T);
             a.eps = eps;
             kernels.qkNormRope(stream, a);
@@ -893,26 +993,115 @@ bool Qwen3Model::gradientCheckpointing() const {
     return d->checkpointLayers;
 }
 
-void Qwen3Model::allocateCache(std::int64_t rows, std::int64_t capacity) {
+void Qwen3Model::allocateCache(std::int64_t rows, std::int64_t capacity,
+                               const CachePaging& paging) {
     if (rows <= 0 || capacity <= 0)
         throw Error("the key/value cache needs at least one row and one position");
+    if (paging.pageTokens < 0 || paging.pages < 0)
+        throw Error("the key/value cache's pages cannot be negative");
+    if (paging.pageTokens > 0 && paging.pageTokens % 32 != 0)
+        throw Error("the key/value cache's pages must hold a multiple of 32 positions, not " +
+                    std::to_string(paging.pageTokens));
+    const bool paged = paging.pageTokens > 0;
+    const std::int64_t pageTokens = paged ? paging.pageTokens : capacity;
+    const std::int64_t tablePages = (capacity + pageTokens - 1) / pageTokens;
+    const std::int64_t pageCount = !paged             ? rows
+                                   : paging.pages > 0 ? paging.pages
+                                                      : rows * tablePages;
+    if (pageCount >= std::numeric_limits<std::int32_t>::max())
+        throw Error("the key/value cache would have more pages than a table entry can name");
     c10::InferenceMode inference;
 #if DICE_TORCH_CUDA
     d->graphs.clear();
 #endif
     d->cacheK.clear();
     d->cacheV.clear();
+    // Paged, one page more: the scratch page.
+    const std::int64_t allocated = paged ? pageCount + 1 : pageCount;
     for (size_t l = 0; l < d->layers.size(); ++l) {
-        d->cacheK.push_back(at::zeros({rows, d->KV(), capacity, d->D()}, d->options));
-        d->cacheV.push_back(at::zeros({rows, d->KV(), capacity, d->D()}, d->options));
+        d->cacheK.push_back(at::zeros({allocated, d->KV(), pageTokens, d->D()}, d->options));
+        d->cacheV.push_back(at::zeros({allocated, d->KV(), pageTokens, d->D()}, d->options));
     }
     d->rows = rows;
     d->capacity = capacity;
     d->lengths.assign(static_cast<size_t>(rows), 0);
+    d->paged = paged;
+    d->pageTokens = pageTokens;
+    d->tablePages = tablePages;
+    d->pageCount = pageCount;
+    d->tableHost.assign(static_cast<size_t>(rows * tablePages), 0);
+    d->pageTable = at::zeros({rows, tablePages}, d->options.dtype(at::kInt));
+    d->pagesOf.assign(static_cast<size_t>(rows), {});
+    clearCache();
 }
 
 void Qwen3Model::clearCache() {
     std::fill(d->lengths.begin(), d->lengths.end(), 0);
+    d->freePages.clear();
+    if (d->paged) {
+        // Taken from the back: the lowest pages first.
+        for (std::int64_t p = d->pageCount; p-- > 0;)
+            d->freePages.push_back(static_cast<std::int32_t>(p));
+        for (auto& own : d->pagesOf)
+            own.clear();
+    } else {
+        for (std::int64_t r = 0; r < d->rows; ++r)
+            d->pagesOf[static_cast<size_t>(r)] = {static_cast<std::int32_t>(r)};
+    }
+    for (std::int64_t r = 0; r < d->rows; ++r)
+        d->writeTableRow(r);
+    d->peakPages = d->paged ? 0 : d->pageCount;
+    c10::InferenceMode inference;
+    d->syncTable();
+}
+
+bool Qwen3Model::cachePaged() const {
+    return d->paged;
+}
+
+std::int64_t Qwen3Model::cachePageTokens() const {
+    return d->pageTokens;
+}
+
+std::int64_t Qwen3Model::cachePages() const {
+    return d->pageCount;
+}
+
+std::int64_t Qwen3Model::cacheFreePages() const {
+    return static_cast<std::int64_t>(d->freePages.size());
+}
+
+std::int64_t Qwen3Model::cachePeakPages() const {
+    return d->peakPages;
+}
+
+std::int64_t Qwen3Model::cachePagesFor(std::int64_t tokens) const {
+    if (d->rows == 0)
+        throw Error("the key/value cache is not allocated");
+    return d->paged ? d->pagesFor(std::max<std::int64_t>(tokens, 0)) : 1;
+}
+
+void Qwen3Model::reserveCacheRow(std::int64_t row, std::int64_t tokens) {
+    d->checkRows(row + 1, "reserveCacheRow");
+    if (row < 0 || tokens < 0 || tokens > d->capacity)
+        throw Error("reserveCacheRow: " + std::to_string(tokens) +
+                    " positions do not fit a row of " + std::to_string(d->capacity));
+    if (d->paged && d->pagesFor(tokens) >
+                        static_cast<std::int64_t>(d->freePages.size() +
+                                                  d->pagesOf[static_cast<size_t>(row)].size()))
+        throw Error("reserveCacheRow: " + std::to_string(tokens) + " positions need " +
+                    std::to_string(d->pagesFor(tokens)) + " pages; the cache has " +
+                    std::to_string(d->freePages.size()) + " free besides the row's own " +
+                    std::to_string(d->pagesOf[static_cast<size_t>(row)].size()));
+    d->releasePages(row);
+    d->ensurePages(row, tokens);
+}
+
+void Qwen3Model::releaseCacheRow(std::int64_t row) {
+    d->checkRows(row + 1, "releaseCacheRow");
+    if (row < 0)
+        throw Error("releaseCacheRow: row outside the cache");
+    d->releasePages(row);
 }
 
 std::int64_t Qwen3Model::cacheRows() const {
@@ -946,6 +1135,11 @@ void Qwen3Model::prefill(const at::Tensor& tokens, const std::vector<std::int64_
         if (len < 0 || len > T)
             throw Error("prefill: a row length is outside 0.." + std::to_string(T));
     c10::InferenceMode inference;
+    for (std::int64_t i = 0; i < n; ++i) {
+        d->lengths[static_cast<size_t>(firstRow + i)] = 0;
+        d->ensurePages(firstRow + i, lengths[static_cast<size_t>(i)]);
+    }
+    d->syncTable();
     const auto device = d->options.device();
     const auto longOptions = at::TensorOptions().dtype(at::kLong);
     const auto rowLengths = at::tensor(lengths, longOptions).view({n, 1, 1});
@@ -964,14 +1158,21 @@ void Qwen3Model::prefill(const at::Tensor& tokens, const std::vector<std::int64_
         const auto self = keys.unsqueeze(0) == queries.unsqueeze(1);
         const auto mask =
             ((blockCausal.unsqueeze(0) & valid) | self.unsqueeze(0)).unsqueeze(1).to(device);
-        const auto [cos, sin] = d->rope(queries.unsqueeze(0).expand({n, C}).to(device));
+        const auto positions = queries.unsqueeze(0).expand({n, C}).to(device);
+        const auto [cos, sin] = d->rope(positions);
+        // Padding past a paged row's pages goes to the scratch page.
+        const auto index = d->cacheIndex(firstRow, positions);
         auto x = at::embedding(d->embed, tokensOnDevice.narrow(1, begin, C));
         for (size_t l = 0; l < d->layers.size(); ++l) {
             const auto p = d->project(d->layers[l], x, cos, sin);
-            d->cacheK[l].narrow(0, firstRow, n).narrow(2, begin, C).copy_(p.k.transpose(1, 2));
-            d->cacheV[l].narrow(0, firstRow, n).narrow(2, begin, C).copy_(p.v.transpose(1, 2));
-            const auto k = d->cacheK[l].narrow(0, firstRow, n).narrow(2, 0, end);
-            const auto v = d->cacheV[l].narrow(0, firstRow, n).narrow(2, 0, end);
+            d->cacheK[l]
+                .view({-1, d->D()})
+                .index_copy_(0, index, p.k.transpose(1, 2).reshape({-1, d->D()}));
+            d->cacheV[l]
+                .view({-1, d->D()})
+                .index_copy_(0, index, p.v.transpose(1, 2).reshape({-1, d->D()}));
+            const auto k = d->cacheRows(d->cacheK[l], firstRow, n, end);
+            const auto v = d->cacheRows(d->cacheV[l], firstRow, n, end);
             x = d->finishLayer(d->layers[l], x, d->attendFolded(p.q, k, v, mask));
         }
     }
@@ -996,6 +1197,9 @@ at::Tensor Qwen3Model::blockPass(const at::Tensor& tokens, const std::vector<std
         throw Error("blockPass: the block would end at " + std::to_string(highest + T) +
                     ", past the cache capacity of " + std::to_string(d->capacity));
     c10::InferenceMode inference;
+    for (std::int64_t i = 0; i < n; ++i)
+        d->ensurePages(i, d->lengths[static_cast<size_t>(i)] + T);
+    d->syncTable();
     const auto starts =
         at::tensor(std::vector<std::int64_t>(d->lengths.begin(), d->lengths.begin() + n),
                    at::TensorOptions().dtype(at::kLong));
@@ -1027,6 +1231,16 @@ void Qwen3Model::moveCacheRow(std::int64_t from, std::int64_t to) {
         return;
     c10::InferenceMode inference;
     const std::int64_t length = d->lengths[static_cast<size_t>(from)];
+    if (d->paged) {
+        d->releasePages(to);
+        d->pagesOf[static_cast<size_t>(to)] = std::move(d->pagesOf[static_cast<size_t>(from)]);
+        d->pagesOf[static_cast<size_t>(from)].clear();
+        d->writeTableRow(to);
+        d->writeTableRow(from);
+        d->lengths[static_cast<size_t>(to)] = length;
+        d->lengths[static_cast<size_t>(from)] = 0;
+        return;
+    }
     if (length > 0) {
         for (size_t l = 0; l < d->layers.size(); ++l) {
             d->cacheK[l][to].narrow(1, 0, length).copy_(d->cacheK[l][from].narrow(1, 0, length));

@@ -62,11 +62,22 @@ public:
 // Two ways to run it:
 // - forward(): tokens, positions and any boolean attention mask, no cache, differentiable (for
 //   training with block-diffusion masks).
-// - the cached passes SDAR decoding needs, over a preallocated per-layer key/value cache of shape
-//   [rows, kv_heads, capacity, head_dim] with one length per row: prefill() of whole blocks with a
-//   block-causal mask; blockPass() of one block per row that attends to the row's cache and to the
-//   whole block, and that either leaves the cache's length as it was (denoising) or appends the
-//   block (commit).
+// - the cached passes SDAR decoding needs, over a preallocated per-layer key/value cache with one
+//   length per row: prefill() of whole blocks with a block-causal mask; blockPass() of one block
+//   per row that attends to the row's cache and to the whole block, and that either leaves the
+//   cache's length as it was (denoising) or appends the block (commit). The cache is contiguous,
+//   [rows, kv_heads, capacity, head_dim], each row holding room for the longest sequence; or
+//   paged (CachePaging), [pages, kv_heads, page_tokens, head_dim] with a table of each row's
+//   pages, so that a pool of sequences of uneven lengths takes the memory of what they hold
+//   rather than rows times the longest.
+// A paged key/value cache: `pageTokens` positions a page (a multiple of 32, so that the fused
+// attention's chunks of 32 positions never straddle two pages) and `pages` pages for all rows
+// together (0: enough for every row to reach the capacity). pageTokens 0: contiguous.
+struct CachePaging {
+    std::int64_t pageTokens = 0;
+    std::int64_t pages = 0;
+};
+
 // Not thread-safe: one owner thread runs it.
 class Qwen3Model {
 public:
@@ -112,25 +123,43 @@ public:
     bool gradientCheckpointing() const;
 
     // Allocates (zeroed) the key/value cache for `rows` sequences of up to `capacity` tokens and
-    // sets every length to 0.
-    void allocateCache(std::int64_t rows, std::int64_t capacity);
-    // Sets every row's length to 0, keeping the memory (and captured graphs).
+    // sets every length to 0; paged as `paging` says.
+    void allocateCache(std::int64_t rows, std::int64_t capacity, const CachePaging& paging = {});
+    // Sets every row's length to 0 and returns every page, keeping the memory (and graphs).
     void clearCache();
     std::int64_t cacheRows() const;
     std::int64_t cacheCapacity() const;
     const std::vector<std::int64_t>& cacheLengths() const;
+    bool cachePaged() const;
+    // The cache's pages: positions a page (the capacity when contiguous), pages in all, pages no
+    // row holds (contiguous: every row holds its own), and the most ever held at once.
+    std::int64_t cachePageTokens() const;
+    std::int64_t cachePages() const;
+    std::int64_t cacheFreePages() const;
+    std::int64_t cachePeakPages() const;
+    // Pages a sequence of `tokens` positions takes.
+    std::int64_t cachePagesFor(std::int64_t tokens) const;
+    // Empties `row` (length 0, its pages returned) and gives it the pages of `tokens` positions,
+    // so that its prefill and passes up to that length need no more. Throws Error when the cache
+    // has too few free pages or `tokens` exceeds the capacity.
+    void reserveCacheRow(std::int64_t row, std::int64_t tokens);
+    // Empties `row`: length 0 and, paged, its pages returned.
+    void releaseCacheRow(std::int64_t row);
     // Writes tokens.size(0) rows from firstRow on, each from position 0: row firstRow + i holds
     // lengths[i] tokens (positions past it are padding), attending block-causally in blocks of
     // blockLength. Whatever the rows held before is gone: a finished sequence's row takes a new
-    // prompt while the other rows keep decoding.
+    // prompt while the other rows keep decoding. A paged row keeps the pages it has and takes
+    // more where its length needs them (Error when none is free).
     void prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths,
                  std::int64_t blockLength, std::int64_t firstRow = 0);
     // One block per row for the first tokens.size(0) rows, at positions length .. length+T-1.
     // Rows with commit[i] set have the block appended to their cache (length += T); the others'
-    // lengths stay. Returns logits [rows, T, vocab] float32 when wantLogits, else undefined.
+    // lengths stay. Returns logits [rows, T, vocab] float32 when wantLogits, else undefined. Paged
+    // rows take the pages the block needs (Error when none is free).
     at::Tensor blockPass(const at::Tensor& tokens, const std::vector<std::uint8_t>& commit,
                          bool wantLogits);
-    // Moves a row's cache and length to another row (to keep the active rows first).
+    // Moves a row's cache and length to another row (to keep the active rows first); paged, the
+    // pages change hands without a copy, `to`'s own are returned and `from` is left empty.
     void moveCacheRow(std::int64_t from, std::int64_t to);
     // Replay block passes on CUDA from captured graphs (on by default where LibTorch has CUDA).
     void setCudaGraphs(bool enabled);

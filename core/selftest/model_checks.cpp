@@ -160,8 +160,10 @@ void checkModelCachedDecoding(CheckResult& result) {
 
 // Continuous batching on a real model: six prompts with uneven budgets sampled at temperature 1
 // in a pool of 2 rows (a finished sequence's row prefilled with the next prompt while the other
-// row decodes on) against all six at once. Returns what differs, or nothing.
-std::string pooledAsAtOnce(Qwen3Network& network) {
+// row decodes on), and in a pool of 3 rows over a paged cache of three pages of 32 positions (a
+// sequence of two pages waits for them; pages change hands as rows move), against all six at
+// once. Returns what differs, or nothing.
+std::string pooledAsAtOnce(Qwen3Model& model) {
     const std::vector<std::vector<std::int64_t>> prompts = {
         {3, 14, 15}, {7, 1, 8, 28, 27, 18, 28, 18, 28},
         {2},         {27, 18, 28, 18, 28, 45, 90, 45, 23},
@@ -171,15 +173,29 @@ std::string pooledAsAtOnce(Qwen3Network& network) {
     options.strategy = RemaskStrategy::LowConfidenceDynamic;
     options.maskId = 95;
     options.seed = 17;
-    options.budgets = {7, 16, 3, 11, 5, 9};
+    options.budgets = {7, 16, 3, 40, 5, 9};
+    Qwen3Network network(model);
     const auto atOnce = generate(network, prompts, options);
     options.maxActive = 2;
     const auto pooled = generate(network, prompts, options);
-    for (std::size_t i = 0; i < prompts.size(); ++i)
-        if (pooled[i].tokens != atOnce[i].tokens || pooled[i].commitStep != atOnce[i].commitStep ||
-            pooled[i].tailTokens != atOnce[i].tailTokens)
-            return "sequence " + std::to_string(i) +
-                   " decodes differently in a pool of 2 rows than with all prompts at once";
+    CachePaging paging;
+    paging.pageTokens = 32;
+    paging.pages = 3;
+    Qwen3Network pagedNetwork(model, paging);
+    options.maxActive = 3;
+    const auto paged = generate(pagedNetwork, prompts, options);
+    const std::int64_t peak = model.cachePeakPages();
+    for (std::size_t i = 0; i < prompts.size(); ++i) {
+        for (const auto* other : {&pooled, &paged})
+            if ((*other)[i].tokens != atOnce[i].tokens ||
+                (*other)[i].commitStep != atOnce[i].commitStep ||
+                (*other)[i].tailTokens != atOnce[i].tailTokens)
+                return "sequence " + std::to_string(i) + " decodes differently in a pool of " +
+                       (other == &pooled ? "2 rows" : "3 rows over 3 pages") +
+                       " than with all prompts at once";
+    }
+    if (peak != 3)
+        return "the paged pool held at most " + std::to_string(peak) + " of its 3 pages";
     return {};
 }
 
@@ -214,14 +230,15 @@ void checkGenerationOnCpu(CheckResult& result) {
         }
     }
     result.data["tokens"] = tokens;
-    const std::string pooled = pooledAsAtOnce(network);
+    const std::string pooled = pooledAsAtOnce(*model);
     if (!pooled.empty())
         throw Error(pooled);
     result.message = "greedy generation of prompts of 3, 9 and 12 tokens, static and dynamic "
                      "remasking: " +
                      std::to_string(tokens) +
                      " tokens, each sequence as alone; sampled with a pool of 2 rows refilled as "
-                     "sequences finish, as all at once (fp32, CPU)";
+                     "sequences finish, and with 3 rows over a paged cache of 3 pages, as all at "
+                     "once (fp32, CPU)";
 }
 
 // Skips a check where the driver or LibTorch's CUDA runtime sees no GPU.
@@ -320,14 +337,14 @@ void checkModelGpu(CheckResult& result) {
             throw Error("sequence " + std::to_string(i) +
                         " decodes differently alone and in a batch");
     }
-    const std::string pooled = pooledAsAtOnce(network);
+    const std::string pooled = pooledAsAtOnce(*model);
     if (!pooled.empty())
         throw Error(pooled + " (with CUDA graphs)");
     result.message = message + "cached decoding within " +
                      formatScientific(std::max(graphs, eager), 2) +
                      " (graphs and eager); batched greedy decoding identical with and without "
-                     "graphs and alone; a pool of 2 rows refilled as sequences finish samples "
-                     "as all at once";
+                     "graphs and alone; a pool of 2 rows refilled as sequences finish, and one "
+                     "of 3 rows over a paged cache of 3 pages, sample as all at once";
 }
 
 // What a cell's draw must be, in double precision from its float32 logits: the kept set of

@@ -165,7 +165,9 @@ nlohmann::json toJson(const RlConfig& c) {
           {"top_p", s.topP},
           {"max_tokens", s.maxTokens},
           {"batch", c.rolloutBatch},
-          {"fused_sampling", s.fusedSampling}}},
+          {"fused_sampling", s.fusedSampling},
+          {"page_tokens", c.rolloutPageTokens},
+          {"cache_tokens", c.rolloutCacheTokens}}},
         {"reward", toJson(c.reward)},
         {"judge",
          {{"devices", c.judgeDevices},
@@ -281,7 +283,8 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
     if (f.has("rollout")) {
         const Fields r(f.at("rollout"), "config.rollout",
                        {"block_length", "steps", "strategy", "threshold", "temperature", "top_k",
-                        "top_p", "max_tokens", "batch", "fused_sampling"});
+                        "top_p", "max_tokens", "batch", "fused_sampling", "page_tokens",
+                        "cache_tokens"});
         c.sampler.blockLength = r.whole("block_length", c.sampler.blockLength, 1, 64);
         c.sampler.steps = r.whole("steps", c.sampler.steps, 1, 64);
         const auto strategy = parseRemaskStrategy(r.text("strategy", toString(c.sampler.strategy)));
@@ -295,6 +298,12 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
         c.sampler.maxTokens = r.whole("max_tokens", c.sampler.maxTokens, 1, 1 << 20);
         c.rolloutBatch = static_cast<int>(r.whole("batch", c.rolloutBatch, 1, 4096));
         c.sampler.fusedSampling = r.flag("fused_sampling", c.sampler.fusedSampling);
+        c.rolloutPageTokens = r.whole("page_tokens", c.rolloutPageTokens, 0, 1 << 20);
+        if (c.rolloutPageTokens % 32 != 0)
+            r.fail("page_tokens", "must be a multiple of 32 (0: not paged)");
+        c.rolloutCacheTokens = r.whole("cache_tokens", c.rolloutCacheTokens, 0, 1LL << 40);
+        if (c.rolloutCacheTokens > 0 && c.rolloutPageTokens == 0)
+            r.fail("cache_tokens", "is for a paged cache: give page_tokens too");
     }
     if (f.has("reward"))
         c.reward = rewardOptionsFromJson(f.at("reward"));

@@ -59,6 +59,10 @@ struct RlConfig {
     // Rollouts: temperature 1, dynamic remasking at 0.9, block 4, 4 steps (paper §4.6).
     SamplerOptions sampler;
     int rolloutBatch = 64; // sequences decoded together
+    // The sampler's key/value cache paged (CachePaging): positions a page (0: rows of the longest
+    // sequence) and positions in all (0: every row's longest).
+    std::int64_t rolloutPageTokens = 0;
+    std::int64_t rolloutCacheTokens = 0;
 
     RewardOptions reward;
     std::vector<int> judgeDevices = {0}; // evaluation workers (an index repeated: more of them)

@@ -422,7 +422,11 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         options.vocabLimit = tokenizer.vocabSize();
         options.cancel = hooks.cancel;
         at::NoGradGuard noGrad;
-        Qwen3Network network(samplingModel());
+        CachePaging paging;
+        paging.pageTokens = config.rolloutPageTokens;
+        if (paging.pageTokens > 0)
+            paging.pages = (config.rolloutCacheTokens + paging.pageTokens - 1) / paging.pageTokens;
+        Qwen3Network network(samplingModel(), paging);
         // Continuous batching: rolloutBatch rows, each refilled with the next prompt as soon as
         // its sequence finishes, so a step's uneven answers keep the batch full.
         options.maxActive = std::max(1, config.rolloutBatch);

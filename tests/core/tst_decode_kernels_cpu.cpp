@@ -98,10 +98,57 @@ void writeAll(const char* path, const std::vector<float>& v) {
 
 unsigned threadsFor(int elements) { return std::max(32u, (unsigned(elements) + 31) / 32 * 32); }
 
-// argv: MODE input output rows kv_heads heads block capacity span; the input holds the arrays
-// each mode reads, in order, and the output what it writes.
+// The cache as the kernels read it. Contiguous: a page per row. Paged: a row's pages in the
+// reverse order of its positions and interleaved with the other rows' (column c of row r is page
+// (tablePages - 1 - c) * rows + r), and one scratch page after them.
+struct Paging {
+    long long pageTokens = 0;
+    int tablePages = 1;
+    long long pages = 0;
+    std::vector<int> table;
+};
+
+Paging paging(int rows, long long capacity, long long pageTokens) {
+    Paging p;
+    p.pageTokens = pageTokens > 0 ? pageTokens : capacity;
+    p.tablePages = int((capacity + p.pageTokens - 1) / p.pageTokens);
+    p.pages = pageTokens > 0 ? (long long)rows * p.tablePages + 1 : rows;
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < p.tablePages; ++c)
+            p.table.push_back(pageTokens > 0 ? (p.tablePages - 1 - c) * rows + r : r);
+    return p;
+}
+
+std::size_t paged(const Paging& p, int row, int kvHeads, int kv, long long position, int dim) {
+    const long long page = p.table[std::size_t(row) * p.tablePages + position / p.pageTokens];
+    return std::size_t(((page * kvHeads + kv) * p.pageTokens + position % p.pageTokens) * dim);
+}
+
+// [rows, kv_heads, capacity, dim] to the pages, and back.
+std::vector<float> toPages(const std::vector<float>& c, const Paging& p, int rows, int kvHeads,
+                           long long capacity, int dim) {
+    std::vector<float> out(std::size_t(p.pages * kvHeads * p.pageTokens * dim));
+    for (int r = 0; r < rows; ++r)
+        for (int h = 0; h < kvHeads; ++h)
+            for (long long at = 0; at < capacity; ++at)
+                std::copy_n(c.begin() + long(((r * kvHeads + h) * capacity + at) * dim), dim,
+                            out.begin() + long(paged(p, r, kvHeads, h, at, dim)));
+    return out;
+}
+
+void fromPages(const float* pages, float* c, const Paging& p, int rows, int kvHeads,
+               long long capacity, int dim) {
+    for (int r = 0; r < rows; ++r)
+        for (int h = 0; h < kvHeads; ++h)
+            for (long long at = 0; at < capacity; ++at)
+                std::copy_n(pages + paged(p, r, kvHeads, h, at, dim), dim,
+                            c + ((r * kvHeads + h) * capacity + at) * dim);
+}
+
+// argv: MODE input output rows kv_heads heads block capacity span page_tokens; the input holds
+// the arrays each mode reads, in order (caches contiguous), and the output what it writes.
 int main(int argc, char** argv) {
-    if (argc != 10)
+    if (argc != 11)
         return 2;
     const std::string mode = argv[1];
     const int rows = std::atoi(argv[4]), kvHeads = std::atoi(argv[5]), heads = std::atoi(argv[6]),
@@ -109,12 +156,13 @@ int main(int argc, char** argv) {
     const long long capacity = std::atoll(argv[8]);
     const int dim = DICE_HEAD_DIM, queries = block * (heads / kvHeads);
     const std::size_t cache = std::size_t(rows) * kvHeads * capacity * dim;
+    const Paging pages = paging(rows, capacity, std::atoll(argv[10]));
     std::ifstream in(argv[2], std::ios::binary);
     if (mode == "attend") {
         const auto starts = readAll<long long>(in, rows);
         const auto query = readAll<float>(in, std::size_t(rows) * kvHeads * queries * dim);
-        const auto cacheK = readAll<float>(in, cache);
-        const auto cacheV = readAll<float>(in, cache);
+        const auto cacheK = toPages(readAll<float>(in, cache), pages, rows, kvHeads, capacity, dim);
+        const auto cacheV = toPages(readAll<float>(in, cache), pages, rows, kvHeads, capacity, dim);
         if (!in)
             return 3;
         const int chunks = (span + kAttendChunk - 1) / kAttendChunk;
@@ -124,9 +172,9 @@ int main(int argc, char** argv) {
                                    std::size_t(queries) * (dim + kAttendChunk) * sizeof(float);
         g_dynamic.assign(shared / sizeof(uint4) + 1, uint4{});
         launch({unsigned(chunks), unsigned(kvHeads), unsigned(rows)}, kAttendThreads, [&] {
-            attend_chunk(query.data(), cacheK.data(), cacheV.data(), starts.data(),
-                         partial.data(), queries, block, kvHeads, capacity, span,
-                         1.0f / std::sqrt(float(dim)));
+            attend_chunk(query.data(), cacheK.data(), cacheV.data(), pages.table.data(),
+                         pages.tablePages, pages.pageTokens, starts.data(), partial.data(),
+                         queries, block, kvHeads, span, 1.0f / std::sqrt(float(dim)));
         });
         launch({unsigned(rows * kvHeads * queries), 1, 1}, threadsFor(dim), [&] {
             attend_combine(partial.data(), out.data(), chunks, queries, block, heads, kvHeads,
@@ -145,13 +193,16 @@ int main(int argc, char** argv) {
             return 3;
         std::vector<float> out(std::size_t(tokens) * heads * dim + 2 * cache);
         float* query = out.data();
-        float* cacheK = query + std::size_t(tokens) * heads * dim;
-        float* cacheV = cacheK + cache;
+        const std::size_t pageFloats = std::size_t(pages.pages * kvHeads * pages.pageTokens * dim);
+        std::vector<float> cacheK(pageFloats), cacheV(pageFloats);
         launch({unsigned(tokens * all), 1, 1}, threadsFor(dim), [&] {
             qk_norm_rope(qkv.data(), qWeight.data(), kWeight.data(), starts.data(),
-                         invFreq.data(), query, cacheK, cacheV, block, heads, kvHeads, dim,
-                         capacity, 1e-6f);
+                         invFreq.data(), query, cacheK.data(), cacheV.data(), pages.table.data(),
+                         pages.tablePages, pages.pageTokens, block, heads, kvHeads, dim, 1e-6f);
         });
+        float* contiguousK = query + std::size_t(tokens) * heads * dim;
+        fromPages(cacheK.data(), contiguousK, pages, rows, kvHeads, capacity, dim);
+        fromPages(cacheV.data(), contiguousK + cache, pages, rows, kvHeads, capacity, dim);
         writeAll(argv[3], out);
     } else if (mode == "norm") {
         // rows of `span` columns: x, delta, weight; out: the sum, then the normalised rows.
@@ -231,6 +282,8 @@ class TestDecodeKernelsCpu : public QObject {
 private:
     QTemporaryDir m_dir;
     QString m_program;
+    // The cache's pages in the runs: 0 contiguous, else positions a page.
+    std::int64_t m_pageTokens = 0;
 
     // Runs the emulated kernels of `mode` on the tensors given (written in order) and reads
     // back `count` floats, or returns an undefined tensor after a failure it reports.
@@ -257,7 +310,8 @@ private:
         p.start(m_program,
                 {mode, QString::fromStdString(input), QString::fromStdString(output),
                  QString::number(rows), QString::number(kKvHeads), QString::number(heads),
-                 QString::number(kBlock), QString::number(kCapacity), QString::number(span)});
+                 QString::number(kBlock), QString::number(kCapacity), QString::number(span),
+                 QString::number(m_pageTokens)});
         if (!p.waitForFinished(120000) || p.exitCode() != 0) {
             qWarning("the emulated kernels failed: %s", p.readAllStandardError().constData());
             return {};
@@ -274,6 +328,17 @@ private:
         const auto out = run(QStringLiteral("attend"), {in.starts, in.query, in.cacheK, in.cacheV},
                              n * kBlock * kHeads * kDim, n, span);
         return out.defined() ? out.view({n, kBlock, kHeads * kDim}) : out;
+    }
+
+    // Each cache test runs on a contiguous cache and on pages of 32 positions in scrambled order.
+    void pagings() {
+        QTest::addColumn<qint64>("pageTokens");
+        QTest::newRow("contiguous") << qint64(0);
+        QTest::newRow("paged") << qint64(32);
+    }
+    void usePaging() {
+        QFETCH(qint64, pageTokens);
+        m_pageTokens = pageTokens;
     }
 
 private Q_SLOTS:
@@ -301,7 +366,9 @@ private Q_SLOTS:
 
     // Rows at different starts, over a span longer than any of them needs: every row sees the
     // positions before its own start + block and nothing after, as LibTorch's mask says.
+    void attentionMatchesMaskedAttention_data() { pagings(); }
     void attentionMatchesMaskedAttention() {
+        usePaging();
         torch::manual_seed(11);
         Inputs in;
         in.starts = torch::tensor({5, 40, 17}, torch::kLong);
@@ -361,7 +428,9 @@ private Q_SLOTS:
     // Per-head RMSNorm of q and k, the rotary embedding at each row's positions, the queries
     // folded for grouped attention, keys and values written into the cache at the block's places
     // and nowhere else.
+    void qkNormRopeMatchesTheOperators_data() { pagings(); }
     void qkNormRopeMatchesTheOperators() {
+        usePaging();
         torch::manual_seed(15);
         const std::int64_t rows = 2, all = kHeads + 2 * kKvHeads, g = kHeads / kKvHeads,
                            half = kDim / 2;
@@ -405,7 +474,9 @@ private Q_SLOTS:
     }
 
     // A row alone, over its own span, gives the same bits as in the batch.
+    void aRowDoesNotDependOnTheBatch_data() { pagings(); }
     void aRowDoesNotDependOnTheBatch() {
+        usePaging();
         torch::manual_seed(12);
         Inputs in;
         in.starts = torch::tensor({33, 6}, torch::kLong);

@@ -498,6 +498,59 @@ private Q_SLOTS:
         QVERIFY((moved[0] - both[0]).abs().max().item<float>() > 1e-3f);
     }
 
+    // The same prefills, passes and moves over a contiguous cache and over pages of 32 positions
+    // (fewer than every row's capacity, handed back and taken again out of order): the same
+    // logits. A row's pages come from the free ones, and too few free pages are an error.
+    void pagedCacheKeepsTheLogits() {
+        auto model = dice::Qwen3Model::random(dice::tinyModelConfig(), {}, 12, 0.2);
+        const std::int64_t B = 4, V = model->config().vocabSize;
+        auto generator = at::detail::createCPUGenerator(6);
+        const auto opts = at::TensorOptions().dtype(at::kLong);
+        const auto seq = at::randint(V, {3, 200}, generator, opts);
+        auto run = [&](const dice::CachePaging& paging) {
+            std::vector<at::Tensor> out;
+            model->allocateCache(3, 200, paging);
+            model->prefill(seq.narrow(1, 0, 72), {40, 72, 8}, B);
+            auto blocks = [&](std::int64_t rows, std::int64_t at) {
+                return seq.narrow(0, 0, rows).narrow(1, at, B);
+            };
+            out.push_back(model->blockPass(blocks(3, 100), {1, 0, 1}, true));
+            out.push_back(model->blockPass(blocks(3, 104), {1, 1, 0}, true));
+            model->moveCacheRow(2, 0);
+            model->releaseCacheRow(2);
+            out.push_back(model->blockPass(blocks(2, 108), {1, 1}, true));
+            model->prefill(seq.narrow(0, 2, 1).narrow(1, 120, 64), {64}, B, 2);
+            out.push_back(model->blockPass(blocks(3, 112), {1, 1, 1}, true));
+            return out;
+        };
+        const auto contiguous = run({});
+        QVERIFY(!model->cachePaged());
+        QCOMPARE(model->cacheFreePages(), std::int64_t(0));
+        dice::CachePaging paging;
+        paging.pageTokens = 32;
+        paging.pages = 9;
+        const auto paged = run(paging);
+        QVERIFY(model->cachePaged());
+        QCOMPARE(model->cachePages(), std::int64_t(9));
+        // Rows of 20, 84 and 68 positions at the end: 1, 3 and 3 pages, the most ever held.
+        QCOMPARE(model->cacheFreePages(), std::int64_t(2));
+        QCOMPARE(model->cachePeakPages(), std::int64_t(7));
+        for (std::size_t i = 0; i < paged.size(); ++i) {
+            const double difference = (paged[i] - contiguous[i]).abs().max().item<double>();
+            QVERIFY2(difference <= 1e-6, std::to_string(difference).c_str());
+        }
+        // A reservation that cannot be met leaves the row as it was.
+        QVERIFY_THROWS_EXCEPTION(dice::Error, model->reserveCacheRow(0, 160));
+        QCOMPARE(model->cacheLengths()[0], std::int64_t(20));
+        QCOMPARE(model->cacheFreePages(), std::int64_t(2));
+        model->reserveCacheRow(1, 96);
+        QCOMPARE(model->cacheFreePages(), std::int64_t(2));
+        QCOMPARE(model->cacheLengths()[1], std::int64_t(0));
+        QCOMPARE(model->cachePagesFor(97), std::int64_t(4));
+        paging.pageTokens = 48;
+        QVERIFY_THROWS_EXCEPTION(dice::Error, model->allocateCache(3, 200, paging));
+    }
+
     void forwardIsDifferentiable() {
         auto model = dice::Qwen3Model::random(dice::tinyModelConfig(), {}, 10, 0.2);
         for (auto& p : model->parameters())
