@@ -196,9 +196,15 @@ struct Qwen3Model::Impl {
         at::Tensor tokens;
         at::Tensor starts;
         at::Tensor logits;
+        std::uint64_t lastUse = 0;
     };
-    // By rows, block length, attention span and whether logits are read.
+    // By rows, block length, attention span and whether logits are read. A continuous-batching
+    // pool passes every row count as it drains and every span bucket as it grows, and each graph
+    // keeps its own memory (the logits of a pass of 128 rows of 4B alone are 310 MB): the least
+    // recently replayed go beyond kMaxGraphs.
+    static constexpr std::size_t kMaxGraphs = 16;
     std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t, bool>, Graph> graphs;
+    std::uint64_t graphUses = 0;
 #endif
 
     std::int64_t H() const {
@@ -600,6 +606,15 @@ struct Qwen3Model::Impl {
         const auto key = std::make_tuple(n, T, span, wantLogits);
         auto found = graphs.find(key);
         if (found == graphs.end()) {
+            if (graphs.size() >= kMaxGraphs) {
+                // Replays are ordered on one stream; the synchronisation keeps the memory of the
+                // graph let go from being handed out while its last replay may still run.
+                c10::cuda::device_synchronize();
+                graphs.erase(std::min_element(graphs.begin(), graphs.end(),
+                                              [](const auto& a, const auto& b) {
+                                                  return a.second.lastUse < b.second.lastUse;
+                                              }));
+            }
             Graph entry;
             entry.tokens = tokens.to(options.device()).clone();
             entry.starts = starts.to(options.device()).clone();
@@ -620,6 +635,7 @@ struct Qwen3Model::Impl {
             found = graphs.emplace(key, std::move(entry)).first;
         }
         auto& entry = found->second;
+        entry.lastUse = ++graphUses;
         entry.tokens.copy_(tokens, true);
         entry.starts.copy_(starts, true);
         entry.graph->replay();
