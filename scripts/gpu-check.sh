@@ -210,7 +210,9 @@ PY
         # and answers (256-4,096), fixed batches of 128 against a continuous pool of 128 rows.
         # BENCH_ROLLOUTS asks fewer than the step's 1,024 when a call's time is short;
         # BENCH_ROLLOUT_ARGS adds options of `dice bench rollout` (--only continuous,
-        # --fused-sampling, --answer-tokens A:B) and BENCH_ROLLOUT_PART names the file of such a run.
+        # --fused-sampling, --answer-tokens A:B, --page-tokens N --cache-tokens N) and
+        # BENCH_ROLLOUT_PART names the file of such a run. 128 contiguous rows of 6,096 positions
+        # take 115 GB of cache at 4B: on an 80 GB card only a paged cache of fewer positions fits.
         # shellcheck disable=SC2206
         more=(${BENCH_ROLLOUT_ARGS:-})
         part="${BENCH_ROLLOUT_PART:+-$BENCH_ROLLOUT_PART}"
@@ -247,14 +249,7 @@ PY
         mkdir -p "$work"
         (
             cd "$work"
-            # The evaluation of the built-in tasks and of KernelBench's problems alone needs no
-            # corpus, whose synthesis takes most of a minute.
-            corpus_sets="${NANO_EVAL_SETS:-heldout-variant}"
-            corpus_sets="${corpus_sets//builtin-infill/}"
-            corpus_sets="${corpus_sets//builtin/}"
-            corpus_sets="${corpus_sets//kernelbench-level1/}"
-            if [[ ! -f corpus/corpus.jsonl ]] &&
-                [[ "$step" != nano-eval || -n "${corpus_sets//[[:space:]]/}" ]]; then
+            if [[ ! -f corpus/corpus.jsonl ]]; then
                 "$dice" data synth --output corpus --seed 1 --variants 24 --kernelbench-style \
                     --python "$python"
             fi
