@@ -45,15 +45,34 @@ float cellLogit(std::uint64_t prefix, const std::int64_t* block, std::int64_t B,
 }
 
 // A network whose cache holds token ids: prefill stores them, commit appends the block, denoising
-// leaves the cache alone. Logits come from cellLogit over the cached tokens and the block.
+// leaves the cache alone. Logits come from cellLogit over the cached tokens and the block. With a
+// memory of `memory` positions for all rows, it admits and reserves as a paged cache does, and a
+// row that outgrows its reservation is an error.
 class ContextNetwork : public dice::DiffusionNetwork {
 public:
-    explicit ContextNetwork(std::int64_t vocab)
-        : m_vocab(vocab) {}
+    explicit ContextNetwork(std::int64_t vocab, std::int64_t memory = 0)
+        : m_vocab(vocab)
+        , m_memory(memory) {}
     std::int64_t logitsWidth() const override { return m_vocab; }
     void allocate(std::int64_t rows, std::int64_t capacity) override {
         m_rows.assign(static_cast<size_t>(rows), {});
+        m_reserved.assign(static_cast<size_t>(rows), 0);
         m_capacity = capacity;
+    }
+    bool admits(std::int64_t tokens) const override {
+        return m_memory == 0 || reservedTotal() + tokens <= m_memory;
+    }
+    void reserve(std::int64_t row, std::int64_t tokens) override {
+        m_rows[static_cast<size_t>(row)].clear();
+        m_reserved[static_cast<size_t>(row)] = 0;
+        if (m_memory > 0 && reservedTotal() + tokens > m_memory)
+            throw dice::Error("reserved past the memory");
+        m_reserved[static_cast<size_t>(row)] = tokens;
+        peakReserved = std::max(peakReserved, reservedTotal());
+    }
+    void release(std::int64_t row) override {
+        m_rows[static_cast<size_t>(row)].clear();
+        m_reserved[static_cast<size_t>(row)] = 0;
     }
     void prefill(const at::Tensor& tokens, const std::vector<std::int64_t>& lengths, std::int64_t,
                  std::int64_t firstRow) override {
@@ -78,6 +97,9 @@ public:
                 block[static_cast<size_t>(j)] = tokens[r][j].item<std::int64_t>();
             if (static_cast<std::int64_t>(row.size()) + B > m_capacity)
                 throw dice::Error("block past the capacity");
+            if (m_memory > 0 &&
+                static_cast<std::int64_t>(row.size()) + B > m_reserved[static_cast<size_t>(r)])
+                throw dice::Error("block past the row's reservation");
             if (wantLogits) {
                 const auto h = prefixHash(row, row.size());
                 auto acc = logits.accessor<float, 3>();
@@ -92,15 +114,26 @@ public:
     }
     void moveRow(std::int64_t from, std::int64_t to) override {
         m_rows[static_cast<size_t>(to)] = m_rows[static_cast<size_t>(from)];
+        m_reserved[static_cast<size_t>(to)] = m_reserved[static_cast<size_t>(from)];
+        m_reserved[static_cast<size_t>(from)] = 0;
     }
     int prefills = 0;
     int passes = 0;
-    std::int64_t widest = 0; // most rows of one pass
+    std::int64_t widest = 0;       // most rows of one pass
+    std::int64_t peakReserved = 0; // most positions reserved at once
 
 private:
+    std::int64_t reservedTotal() const {
+        std::int64_t total = 0;
+        for (auto r : m_reserved)
+            total += r;
+        return total;
+    }
     std::int64_t m_vocab;
+    std::int64_t m_memory;
     std::int64_t m_capacity = 0;
     std::vector<std::vector<std::int64_t>> m_rows;
+    std::vector<std::int64_t> m_reserved;
 };
 
 // A network whose logits depend on the absolute position only: cell p has a peak on token
@@ -598,6 +631,21 @@ private Q_SLOTS:
                 QVERIFY2(pooled[i].forwardPasses == reference[i].forwardPasses, at.c_str());
             }
         }
+        // A cache of 40 positions for a pool of 3 rows: sequences of 12, 28, 4, 24, 12, 24 and 4
+        // positions join in order as memory frees, never more than fits, each as it was.
+        o.maxActive = 3;
+        ContextNetwork limited(32, 40);
+        const auto waited = dice::generate(limited, prompts, o);
+        QCOMPARE(limited.peakReserved, std::int64_t(40));
+        for (std::size_t i = 0; i < prompts.size(); ++i) {
+            QVERIFY(waited[i].tokens == reference[i].tokens);
+            QVERIFY(waited[i].commitStep == reference[i].commitStep);
+            QVERIFY(waited[i].reason == reference[i].reason);
+        }
+        // A sequence that does not fit even alone is an error, not a wait.
+        ContextNetwork tiny(32, 20);
+        QVERIFY_THROWS_EXCEPTION(dice::Error, dice::generate(tiny, prompts, o));
+
         // A cancellation while prompts wait ends those too, with nothing decoded.
         o.maxActive = 2;
         std::atomic<bool> cancel{false};
