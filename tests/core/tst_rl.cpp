@@ -124,6 +124,25 @@ private slots:
         // 20m by hand: keys and values x 6 layers x 2 key/value heads x 64 dims x 4 bytes, over
         // 9 + 24 positions rounded up to whole blocks of 4 (36).
         QCOMPARE(r["cache"]["bytes_per_row"].get<std::int64_t>(), std::int64_t(221184));
+        // Paged in pages of 32 positions, one page a sequence: a cache of two pages holds the
+        // pool's two rows, one of a single page makes each sequence wait for the other. The same
+        // answers are decoded either way; the peak is what the pool held at once.
+        o.fixed = false;
+        o.pageTokens = 32;
+        o.cacheTokens = 64;
+        const auto paged = runRolloutBenchmark(o);
+        QCOMPARE(paged["continuous"]["answer_tokens"].get<std::int64_t>(), budget);
+        QCOMPARE(paged["continuous"]["cache_pages"].get<std::int64_t>(), std::int64_t(2));
+        QCOMPARE(paged["continuous"]["peak_cache_pages"].get<std::int64_t>(), std::int64_t(2));
+        QCOMPARE(paged["continuous"]["block_passes"].get<std::int64_t>(),
+                 r["continuous"]["block_passes"].get<std::int64_t>());
+        o.cacheTokens = 32;
+        const auto waiting = runRolloutBenchmark(o);
+        QCOMPARE(waiting["continuous"]["answer_tokens"].get<std::int64_t>(), budget);
+        QCOMPARE(waiting["continuous"]["row_occupancy"].get<double>(), 0.5);
+        o.pageTokens = 48;
+        QVERIFY_THROWS_EXCEPTION(dice::Error, runRolloutBenchmark(o));
+        o.pageTokens = 0;
         o.fixed = o.continuous = false;
         QVERIFY_THROWS_EXCEPTION(dice::Error, runRolloutBenchmark(o));
     }
@@ -357,6 +376,17 @@ private slots:
         QVERIFY(guided.guidedChunks);
         QCOMPARE(guided.compileLookahead, 32);
         QVERIFY(!changed.guidedChunks);
+        // The sampler's paged cache: pages of a multiple of 32 positions, a size only with pages.
+        const RlConfig paged = rlConfigFromJson(
+            {{"preset", "cpu-demo"}, {"rollout", {{"page_tokens", 64}, {"cache_tokens", 4096}}}});
+        QCOMPARE(paged.rolloutPageTokens, std::int64_t(64));
+        QCOMPARE(paged.rolloutCacheTokens, std::int64_t(4096));
+        QCOMPARE(toJson(rlConfigFromJson(toJson(paged))).dump(), toJson(paged).dump());
+        QCOMPARE(changed.rolloutPageTokens, std::int64_t(0));
+        QVERIFY(fails({{"phases", {{{"steps", 1}}}}, {"rollout", {{"page_tokens", 48}}}},
+                      "config.rollout.page_tokens must be a multiple of 32"));
+        QVERIFY(fails({{"phases", {{{"steps", 1}}}}, {"rollout", {{"cache_tokens", 4096}}}},
+                      "config.rollout.cache_tokens is for a paged cache"));
         // No step and nothing to evaluate is a mistake; no step with an evaluation scores a model.
         QVERIFY(fails({{"phases", {{{"steps", 0}}}}}, "config.phases have no step to run"));
         const RlConfig scoring = rlConfigFromJson(
