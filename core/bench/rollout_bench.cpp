@@ -120,7 +120,7 @@ nlohmann::json runRolloutBenchmark(const RolloutBenchOptions& o,
 
     CachePaging paging;
     paging.pageTokens = o.pageTokens;
-    paging.pages = o.pageTokens > 0 ? (o.cacheTokens + o.pageTokens - 1) / o.pageTokens : 0;
+    paging.tokens = o.cacheTokens;
     const auto run = [&](bool pool) {
         say(std::string(pool ? "continuous batching" : "fixed batches") + ": " +
             std::to_string(o.rollouts) + " rollouts, " + std::to_string(o.batch) + " rows");

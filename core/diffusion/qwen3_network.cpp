@@ -20,8 +20,8 @@ void Qwen3Network::allocate(std::int64_t rows, std::int64_t capacity) {
     if (reuse && paged)
         reuse =
             m_model.cachePageTokens() == m_paging.pageTokens &&
-            (m_paging.pages > 0 ? m_model.cachePages() == m_paging.pages
-                                : m_model.cachePages() >= rows * m_model.cachePagesFor(capacity));
+            (m_paging.tokens > 0 ? m_model.cachePages() == m_model.cachePagesFor(m_paging.tokens)
+                                 : m_model.cachePages() >= rows * m_model.cachePagesFor(capacity));
     if (reuse)
         m_model.clearCache();
     else

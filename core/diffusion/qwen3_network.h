@@ -7,7 +7,7 @@
 namespace dice {
 
 // The Qwen3/SDAR model as the sampler's network; its cache paged as `paging` says, where
-// paging.pages = 0 means enough pages for every row to reach the capacity.
+// paging.tokens = 0 means enough pages for every row to reach the capacity.
 class Qwen3Network : public DiffusionNetwork {
 public:
     explicit Qwen3Network(Qwen3Model& model, const CachePaging& paging = {})

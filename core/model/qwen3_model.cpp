@@ -1013,17 +1013,18 @@ void Qwen3Model::allocateCache(std::int64_t rows, std::int64_t capacity,
                                const CachePaging& paging) {
     if (rows <= 0 || capacity <= 0)
         throw Error("the key/value cache needs at least one row and one position");
-    if (paging.pageTokens < 0 || paging.pages < 0)
-        throw Error("the key/value cache's pages cannot be negative");
+    if (paging.pageTokens < 0 || paging.tokens < 0)
+        throw Error("the key/value cache's pages and positions cannot be negative");
     if (paging.pageTokens > 0 && paging.pageTokens % 32 != 0)
         throw Error("the key/value cache's pages must hold a multiple of 32 positions, not " +
                     std::to_string(paging.pageTokens));
     const bool paged = paging.pageTokens > 0;
     const std::int64_t pageTokens = paged ? paging.pageTokens : capacity;
     const std::int64_t tablePages = (capacity + pageTokens - 1) / pageTokens;
-    const std::int64_t pageCount = !paged             ? rows
-                                   : paging.pages > 0 ? paging.pages
-                                                      : rows * tablePages;
+    const std::int64_t pageCount = !paged ? rows
+                                   : paging.tokens > 0
+                                       ? (paging.tokens + pageTokens - 1) / pageTokens
+                                       : rows * tablePages;
     if (pageCount >= std::numeric_limits<std::int32_t>::max())
         throw Error("the key/value cache would have more pages than a table entry can name");
     c10::InferenceMode inference;
@@ -1098,8 +1099,10 @@ std::int64_t Qwen3Model::cachePagesFor(std::int64_t tokens) const {
 }
 
 void Qwen3Model::reserveCacheRow(std::int64_t row, std::int64_t tokens) {
+    if (row < 0)
+        throw Error("reserveCacheRow: row outside the cache");
     d->checkRows(row + 1, "reserveCacheRow");
-    if (row < 0 || tokens < 0 || tokens > d->capacity)
+    if (tokens < 0 || tokens > d->capacity)
         throw Error("reserveCacheRow: " + std::to_string(tokens) +
                     " positions do not fit a row of " + std::to_string(d->capacity));
     if (d->paged && d->pagesFor(tokens) >
@@ -1114,9 +1117,9 @@ void Qwen3Model::reserveCacheRow(std::int64_t row, std::int64_t tokens) {
 }
 
 void Qwen3Model::releaseCacheRow(std::int64_t row) {
-    d->checkRows(row + 1, "releaseCacheRow");
     if (row < 0)
         throw Error("releaseCacheRow: row outside the cache");
+    d->checkRows(row + 1, "releaseCacheRow");
     d->releasePages(row);
 }
 

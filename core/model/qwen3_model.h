@@ -71,11 +71,12 @@ public:
 //   pages, so that a pool of sequences of uneven lengths takes the memory of what they hold
 //   rather than rows times the longest.
 // A paged key/value cache: `pageTokens` positions a page (a multiple of 32, so that the fused
-// attention's chunks of 32 positions never straddle two pages) and `pages` pages for all rows
-// together (0: enough for every row to reach the capacity). pageTokens 0: contiguous.
+// attention's chunks of 32 positions never straddle two pages) and `tokens` positions for all
+// rows together, in whole pages (0: enough for every row to reach the capacity). pageTokens 0:
+// contiguous.
 struct CachePaging {
     std::int64_t pageTokens = 0;
-    std::int64_t pages = 0;
+    std::int64_t tokens = 0;
 };
 
 // Not thread-safe: one owner thread runs it.

@@ -180,7 +180,7 @@ std::string pooledAsAtOnce(Qwen3Model& model) {
     const auto pooled = generate(network, prompts, options);
     CachePaging paging;
     paging.pageTokens = 32;
-    paging.pages = 3;
+    paging.tokens = 3 * 32;
     Qwen3Network pagedNetwork(model, paging);
     options.maxActive = 3;
     const auto paged = generate(pagedNetwork, prompts, options);

@@ -424,8 +424,7 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
         at::NoGradGuard noGrad;
         CachePaging paging;
         paging.pageTokens = config.rolloutPageTokens;
-        if (paging.pageTokens > 0)
-            paging.pages = (config.rolloutCacheTokens + paging.pageTokens - 1) / paging.pageTokens;
+        paging.tokens = config.rolloutCacheTokens;
         Qwen3Network network(samplingModel(), paging);
         // Continuous batching: rolloutBatch rows, each refilled with the next prompt as soon as
         // its sequence finishes, so a step's uneven answers keep the batch full.

@@ -528,7 +528,7 @@ private Q_SLOTS:
         QCOMPARE(model->cacheFreePages(), std::int64_t(0));
         dice::CachePaging paging;
         paging.pageTokens = 32;
-        paging.pages = 9;
+        paging.tokens = 9 * 32;
         const auto paged = run(paging);
         QVERIFY(model->cachePaged());
         QCOMPARE(model->cachePages(), std::int64_t(9));
