@@ -55,6 +55,22 @@ export DICE_QWEN3_FIXTURE="$here/tests/fixtures/qwen3-tiny"
 cd "$out"
 status=0
 
+# The embedded model's corpus (docs/dice-nano.md) in the current folder, made again when the
+# arguments it was made with differ. NANO_TREE_VARIANTS sets how many tasks each expression-tree
+# family makes; training and evaluation must see the same corpus, so both read it here.
+# A corpus other than the default names the result files made from it.
+corpus_label="${NANO_TREE_VARIANTS:+-trees$NANO_TREE_VARIANTS}"
+synth_corpus() {
+    local args=(--seed 1 --variants 24 --tree-variants "${NANO_TREE_VARIANTS:-24}"
+        --kernelbench-style)
+    if [[ -f corpus/corpus.jsonl && "$(cat corpus/synth-args 2>/dev/null)" == "${args[*]}" ]]; then
+        return 0
+    fi
+    rm -rf corpus
+    "$dice" data synth --output corpus "${args[@]}" --python "$python" || return 1
+    echo "${args[*]}" >corpus/synth-args
+}
+
 # KernelBench's problems: $KERNELBENCH_DIR, else ../shared/data/kernelbench beside the checkout,
 # else shared/ inside it.
 kernelbench_dir() {
@@ -249,10 +265,7 @@ PY
         mkdir -p "$work"
         (
             cd "$work"
-            if [[ ! -f corpus/corpus.jsonl ]]; then
-                "$dice" data synth --output corpus --seed 1 --variants 24 --kernelbench-style \
-                    --python "$python"
-            fi
+            synth_corpus
             rm -rf rl-nano
             cp "$here/bench/rl-nano.json" rl-nano.json
             mkdir -p rl-nano
@@ -309,10 +322,8 @@ PY
             corpus_sets="${corpus_sets//builtin-infill/}"
             corpus_sets="${corpus_sets//builtin/}"
             corpus_sets="${corpus_sets//kernelbench-level1/}"
-            if [[ ! -f corpus/corpus.jsonl ]] &&
-                [[ "$step" != nano-eval || -n "${corpus_sets//[[:space:]]/}" ]]; then
-                "$dice" data synth --output corpus --seed 1 --variants 24 --kernelbench-style \
-                    --python "$python" || exit 1
+            if [[ "$step" != nano-eval || -n "${corpus_sets//[[:space:]]/}" ]]; then
+                synth_corpus || exit 1
             fi
             case "$step" in
             nano-curate)
@@ -320,12 +331,12 @@ PY
                 # noise (docs/dice-nano.md says why not the paper's 2x). NANO_MEASUREMENTS names
                 # an earlier report of this corpus whose measurements are taken again.
                 rm -rf curated
-                report="nano-curation-$device.json"
+                report="nano-curation$corpus_label-$device.json"
                 from=()
                 if [[ -n "${NANO_MEASUREMENTS:-}" ]]; then
                     cp "$NANO_MEASUREMENTS" measurements.json
                     from=(--from measurements.json)
-                    report="nano-curation-rethreshold-$device.json"
+                    report="nano-curation-rethreshold$corpus_label-$device.json"
                 fi
                 "$dice" data curate --corpus corpus --output curated \
                     --threshold "${NANO_THRESHOLD:-0.9}" --devices 0 "${from[@]}" \
@@ -368,7 +379,7 @@ PY
                     --lr "${NANO_LR:-1e-3}" --warmup 150 --eval-every 250 --save-every 500 \
                     --device cuda ||
                     exit 1
-                cp run/metrics.jsonl "$out/dice-nano-train-metrics-$device.jsonl"
+                cp run/metrics.jsonl "$out/dice-nano-train-metrics$corpus_label-$device.jsonl"
                 tar -czf "$out/dice-nano-model.tar.gz" -C run model
                 ;;
             nano-eval)

@@ -23,15 +23,15 @@ namespace {
 
 int synth(const std::vector<std::string>& words) {
     const Arguments args(words, {"help", "list-families", "kernelbench-style"},
-                         {"output", "seed", "variants", "held-out-families", "held-out-share",
-                          "families", "python"});
+                         {"output", "seed", "variants", "tree-variants", "held-out-families",
+                          "held-out-share", "families", "python"});
     if (!args.ok()) {
         std::cerr << "dice data synth: " << args.error() << "\n";
         return 2;
     }
     if (args.flag("help")) {
         std::cout
-            << "usage: dice data synth --output DIR [--seed N] [--variants N]\n"
+            << "usage: dice data synth --output DIR [--seed N] [--variants N] [--tree-variants N]\n"
                "       [--held-out-families A,B,...] [--held-out-share X] [--families A,B,...]\n"
                "       [--kernelbench-style [--python EXE]] [--list-families]\n\n"
                "Generates native tasks and their solutions over the operator families (all, or\n"
@@ -40,7 +40,8 @@ int synth(const std::vector<std::string>& words) {
                "(docs/corpus-format.md). --kernelbench-style also converts each task's module\n"
                "text with the KernelBench importer (a python3 with PyTorch; DIR/kernelbench-style\n"
                "keeps the problem files) and asks for the same solution with the imported\n"
-               "problem's prompt.\n";
+               "problem's prompt. --tree-variants sets how many tasks each expression-tree\n"
+               "family makes (default: --variants).\n";
         return 0;
     }
     if (args.flag("list-families")) {
@@ -55,6 +56,7 @@ int synth(const std::vector<std::string>& words) {
     SynthOptions options;
     options.seed = static_cast<std::uint64_t>(args.integer("seed", 1));
     options.variantsPerFamily = args.integer("variants", options.variantsPerFamily);
+    options.treeVariants = args.integer("tree-variants", options.treeVariants);
     options.heldOutVariantShare = args.number("held-out-share", options.heldOutVariantShare);
     options.heldOutFamilies = splitList(args.value("held-out-families"));
     options.families = splitList(args.value("families"));

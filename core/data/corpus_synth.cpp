@@ -1885,12 +1885,18 @@ std::vector<SynthTask> synthesizeTasks(const SynthOptions& options) {
     const std::set<std::string> heldOutSet(heldOut.begin(), heldOut.end());
     if (options.variantsPerFamily < 1 || options.variantsPerFamily > 10000)
         throw Error("variants per family must be between 1 and 10000");
+    if (options.treeVariants < 0 || options.treeVariants > 10000)
+        throw Error("expression-tree variants must be between 0 and 10000");
+    const int treeVariants =
+        options.treeVariants > 0 ? options.treeVariants : options.variantsPerFamily;
 
     std::vector<SynthTask> out;
     // A family whose tasks choose their own split (the expression trees) keeps it unless the
     // whole family is held out.
     auto emit = [&](const std::string& family, const std::function<SynthTask(Rng&, int)>& make,
-                    bool ownSplit = false) {
+                    bool ownSplit = false, int variants = 0) {
+        if (variants == 0)
+            variants = options.variantsPerFamily;
         if (!wanted.empty() && !wanted.count(family))
             return;
         // Each family draws from its own stream, so adding a family changes no other's tasks.
@@ -1898,12 +1904,12 @@ std::vector<SynthTask> synthesizeTasks(const SynthOptions& options) {
         const int heldOutVariants =
             heldOutSet.count(family)
                 ? 0
-                : static_cast<int>(options.variantsPerFamily * options.heldOutVariantShare + 0.5);
-        for (int v = 0; v < options.variantsPerFamily; ++v) {
+                : static_cast<int>(variants * options.heldOutVariantShare + 0.5);
+        for (int v = 0; v < variants; ++v) {
             SynthTask t = make(rng, v);
             if (heldOutSet.count(family))
                 t.split = CorpusSplit::HeldOutFamily;
-            else if (!ownSplit && v >= options.variantsPerFamily - heldOutVariants)
+            else if (!ownSplit && v >= variants - heldOutVariants)
                 t.split = CorpusSplit::HeldOutVariant;
             out.push_back(std::move(t));
         }
@@ -1927,9 +1933,9 @@ std::vector<SynthTask> synthesizeTasks(const SynthOptions& options) {
         emit(
             f.name,
             [&](Rng& rng, int v) {
-                return makeTreeTask(f, rng, v, plannedTreeSplit(v, options.variantsPerFamily));
+                return makeTreeTask(f, rng, v, plannedTreeSplit(v, treeVariants));
             },
-            true);
+            true, treeVariants);
     return out;
 }
 

@@ -37,6 +37,10 @@ struct SynthTask {
 struct SynthOptions {
     std::uint64_t seed = 1;
     int variantsPerFamily = 24;
+    // Variants of each expression-tree family; 0 takes variantsPerFamily. Their point is to
+    // teach translation rather than a template, which takes far more of them than of a family
+    // whose variants differ only in shapes and constants.
+    int treeVariants = 0;
     // Share of each training family's variants held out (shapes, constants, compositions).
     double heldOutVariantShare = 0.15;
     // Families never seen in training; empty takes the default choice.

@@ -140,13 +140,17 @@ private Q_SLOTS:
     // primitives; held-out primitives call one.
     void expressionTreeSplits() {
         dice::SynthOptions options;
-        options.variantsPerFamily = 40;
+        // The trees' own count, apart from the other families'.
+        options.variantsPerFamily = 3;
+        options.treeVariants = 40;
         const std::set<std::pair<std::string, std::string>> heldPairs = {
             {"sigmoid", "mul"}, {"tanh", "sub"}, {"relu", "max"},
             {"square", "tanh"}, {"mul", "erf"},  {"erf", "mul"}};
         std::map<std::string, int> counts;
         std::set<std::string> trainedOps;
+        std::map<std::string, int> perFamily;
         for (const auto& t : dice::synthesizeTasks(options)) {
+            ++perFamily[t.family];
             if (t.family.rfind("expr_tree_", 0) != 0)
                 continue;
             const auto g = referenceGraph(t.task.reference);
@@ -173,6 +177,8 @@ private Q_SLOTS:
         QCOMPARE(counts["train"], 2 * 30);
         QCOMPARE(counts["heldout_composition"], 2 * 6);
         QCOMPARE(counts["heldout_primitive"], 2 * 4);
+        for (const auto& [family, n] : perFamily)
+            QCOMPARE(n, family.rfind("expr_tree_", 0) == 0 ? 40 : 3);
         // Training covers every trained primitive the held-out compositions are made of.
         for (const char* op : {"relu", "tanh", "sigmoid", "abs", "square", "neg", "erf", "scale",
                                "add", "sub", "mul", "max", "min"})
