@@ -329,7 +329,8 @@ PY
             nano-curate)
                 # The threshold: kernels at least as fast as eager PyTorch within the timing's
                 # noise (docs/dice-nano.md says why not the paper's 2x). NANO_MEASUREMENTS names
-                # an earlier report of this corpus whose measurements are taken again.
+                # an earlier report of this corpus whose measurements are taken again. The
+                # correctness pass runs on NANO_CHECK_WORKERS workers; the timings on one.
                 rm -rf curated
                 report="nano-curation$corpus_label-$device.json"
                 from=()
@@ -339,7 +340,8 @@ PY
                     report="nano-curation-rethreshold$corpus_label-$device.json"
                 fi
                 "$dice" data curate --corpus corpus --output curated \
-                    --threshold "${NANO_THRESHOLD:-0.9}" --devices 0 "${from[@]}" \
+                    --threshold "${NANO_THRESHOLD:-0.9}" --devices 0 \
+                    --check-workers "${NANO_CHECK_WORKERS:-4}" "${from[@]}" \
                     --report "$report" || exit 1
                 cp "$report" "$out/"
                 cp "$report" curation.json

@@ -135,7 +135,7 @@ int builtin(const std::vector<std::string>& words) {
 int curate(const std::vector<std::string>& words, const std::vector<std::string>& argv) {
     const Arguments args(words, {"help"},
                          {"corpus", "output", "threshold", "time-every", "devices", "timing-trials",
-                          "report", "from"});
+                          "check-workers", "report", "from"});
     if (!args.ok()) {
         std::cerr << "dice data curate: " << args.error() << "\n";
         return 2;
@@ -144,7 +144,9 @@ int curate(const std::vector<std::string>& words, const std::vector<std::string>
         (args.flag("help") ? std::cout : std::cerr)
             << "usage: dice data curate --corpus DIR --output DIR [--threshold X] [--time-every "
                "N]\n"
-               "       [--timing-trials N] [--devices 0,1,...] [--report FILE] [--from REPORT]\n\n"
+               "       [--timing-trials N] [--devices 0,1,...] [--check-workers N] [--report "
+               "FILE]\n"
+               "       [--from REPORT]\n\n"
                "Checks every solution of a synthetic corpus with the evaluator (small preset, 2\n"
                "trials), times one verified variant in N of each family (bench preset; N = 8),\n"
                "keeps the verified tasks whose measured speedup, or their family's median\n"
@@ -154,7 +156,9 @@ int curate(const std::vector<std::string>& words, const std::vector<std::string>
                "--report also writes that report as a result file (with the command, date and\n"
                "machine). --from takes the verdicts and measured speedups of an earlier report\n"
                "on the same corpus instead of evaluating again, to apply another threshold\n"
-               "without a GPU.\n";
+               "without a GPU. --check-workers runs the correctness pass on N workers per GPU (1 "
+               "by\n"
+               "default); the timed subset always has its GPU alone.\n";
         return args.flag("help") ? 0 : 2;
     }
     CurationOptions options;
@@ -164,6 +168,11 @@ int curate(const std::vector<std::string>& words, const std::vector<std::string>
     options.timeEvery = args.integer("time-every", 8);
     options.measurements = args.value("from", "");
     options.timing.timingTrials = args.integer("timing-trials", options.timing.timingTrials);
+    options.checkWorkersPerDevice = args.integer("check-workers", 1);
+    if (options.checkWorkersPerDevice < 1 || options.checkWorkersPerDevice > 16) {
+        std::cerr << "dice data curate: --check-workers must be between 1 and 16\n";
+        return 2;
+    }
     if (args.has("devices")) {
         options.devices.clear();
         for (const auto& d : splitList(args.value("devices")))

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 
 namespace dice {
@@ -134,7 +135,12 @@ double measureOnGpu(const CurationOptions& options, const fs::path& root, const 
     EvaluatorOptions evaluatorOptions;
     evaluatorOptions.devices = options.devices;
     evaluatorOptions.workerExecutable = options.workerExecutable;
-    Evaluator evaluator(evaluatorOptions);
+    EvaluatorOptions checkOptions = evaluatorOptions;
+    checkOptions.devices.clear();
+    for (int device : options.devices)
+        checkOptions.devices.insert(checkOptions.devices.end(),
+                                    std::max(1, options.checkWorkersPerDevice), device);
+    auto checker = std::make_unique<Evaluator>(checkOptions);
     const auto started = std::chrono::steady_clock::now();
     std::size_t done = 0;
     const auto report = [&](const std::string& what) {
@@ -147,8 +153,9 @@ double measureOnGpu(const CurationOptions& options, const fs::path& root, const 
     for (std::size_t i = 0; i < tasks.size(); ++i)
         checks.push_back(
             {suite.find(tasks[i].task), sources[i], tasks[i].task + ".dice", options.check});
-    const auto checked = evaluator.evaluateAll(
+    const auto checked = checker->evaluateAll(
         checks, [&](std::size_t i, const EvaluationResult&) { report(tasks[i].task); });
+    checker.reset();
     for (std::size_t i = 0; i < tasks.size(); ++i) {
         tasks[i].verdict = checked[i].verdict;
         tasks[i].message = explained(checked[i]);
@@ -169,6 +176,7 @@ double measureOnGpu(const CurationOptions& options, const fs::path& root, const 
             {suite.find(tasks[i].task), sources[i], tasks[i].task + ".dice", options.timing});
     }
     done = 0;
+    Evaluator evaluator(evaluatorOptions);
     const auto timed = evaluator.evaluateAll(timings, [&](std::size_t i, const EvaluationResult&) {
         report(tasks[timedIndex[i]].task);
     });

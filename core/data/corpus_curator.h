@@ -25,6 +25,9 @@ struct CurationOptions {
     EvalOptions check;  // correctness only (defaults: small preset, 2 trials, no timing)
     EvalOptions timing; // the timed subset (defaults: bench preset, 20 timed calls)
     std::vector<int> devices = {0};
+    // Workers per GPU for the correctness pass; the timed subset runs with one per GPU, since a
+    // timing shares its GPU with nothing.
+    int checkWorkersPerDevice = 1;
     // An earlier curation report of the same corpus: its verdicts and measured speedups are
     // taken instead of evaluating again (to apply another threshold without a GPU).
     std::string measurements;

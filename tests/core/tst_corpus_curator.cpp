@@ -78,6 +78,8 @@ private Q_SLOTS:
         curation.corpus = corpus;
         curation.output = dir.filePath("curated").toStdString();
         curation.workerExecutable = DICE_BIN_DIR "/dice-evald";
+        // The correctness pass on a pool of two workers, the timed subset on one.
+        curation.checkWorkersPerDevice = 2;
         const CurationReport report = curateCorpus(curation);
         QCOMPARE(report.tasks.size(), tasks.size());
         for (const auto& t : report.tasks)
