@@ -56,13 +56,15 @@ cd "$out"
 status=0
 
 # The embedded model's corpus (docs/dice-nano.md) in the current folder, made again when the
-# arguments it was made with differ. NANO_TREE_VARIANTS sets how many tasks each expression-tree
-# family makes; training and evaluation must see the same corpus, so both read it here.
-# A corpus other than the default names the result files made from it.
-corpus_label="${NANO_TREE_VARIANTS:+-trees$NANO_TREE_VARIANTS}"
+# arguments it was made with differ. NANO_SYNTH_ARGS adds arguments of `dice data synth` (say
+# --tree-variants 240 --vary-kernelbench-surface) and NANO_CORPUS_LABEL then names the result
+# files made from that corpus; training and evaluation must see the same corpus, so both read it
+# here.
+corpus_label="${NANO_CORPUS_LABEL:+-$NANO_CORPUS_LABEL}"
 synth_corpus() {
-    local args=(--seed 1 --variants 24 --tree-variants "${NANO_TREE_VARIANTS:-24}"
-        --kernelbench-style)
+    local args=(--seed 1 --variants 24 --kernelbench-style)
+    read -r -a more <<<"${NANO_SYNTH_ARGS:-}"
+    args+=("${more[@]}")
     if [[ -f corpus/corpus.jsonl && "$(cat corpus/synth-args 2>/dev/null)" == "${args[*]}" ]]; then
         return 0
     fi

@@ -22,7 +22,8 @@ namespace dice::cli {
 namespace {
 
 int synth(const std::vector<std::string>& words) {
-    const Arguments args(words, {"help", "list-families", "kernelbench-style"},
+    const Arguments args(words,
+                         {"help", "list-families", "kernelbench-style", "vary-kernelbench-surface"},
                          {"output", "seed", "variants", "tree-variants", "held-out-families",
                           "held-out-share", "families", "python"});
     if (!args.ok()) {
@@ -33,15 +34,18 @@ int synth(const std::vector<std::string>& words) {
         std::cout
             << "usage: dice data synth --output DIR [--seed N] [--variants N] [--tree-variants N]\n"
                "       [--held-out-families A,B,...] [--held-out-share X] [--families A,B,...]\n"
-               "       [--kernelbench-style [--python EXE]] [--list-families]\n\n"
+               "       [--kernelbench-style [--python EXE] [--vary-kernelbench-surface]]\n"
+               "       [--list-families]\n\n"
                "Generates native tasks and their solutions over the operator families (all, or\n"
                "those --families names), and the training examples made from them (generation\n"
                "and infilling), with held-out variants and held-out families\n"
                "(docs/corpus-format.md). --kernelbench-style also converts each task's module\n"
                "text with the KernelBench importer (a python3 with PyTorch; DIR/kernelbench-style\n"
                "keeps the problem files) and asks for the same solution with the imported\n"
-               "problem's prompt. --tree-variants sets how many tasks each expression-tree\n"
-               "family makes (default: --variants).\n";
+               "problem's prompt; --vary-kernelbench-surface gives those problems KernelBench's\n"
+               "own surface (file names after the operator, its docstrings, sizes named\n"
+               "batch_size and dim), drawn per task. --tree-variants sets how many tasks each\n"
+               "expression-tree family makes (default: --variants).\n";
         return 0;
     }
     if (args.flag("list-families")) {
@@ -67,6 +71,7 @@ int synth(const std::vector<std::string>& words) {
         style.directory =
             (std::filesystem::path(args.value("output")) / "kernelbench-style").string();
         style.python = args.value("python");
+        style.varySurface = args.flag("vary-kernelbench-surface");
         KernelBenchStyleReport report;
         auto more = kernelbenchStyleTasks(tasks, style, &report);
         std::cout << "KernelBench style: " << report.converted << " of " << report.problems

@@ -17,6 +17,10 @@ namespace dice {
 struct KernelBenchStyleOptions {
     std::string directory; // problem files (problems/levelN/NAME.py) and converted tasks (tasks/)
     std::string python;    // empty: the first python3 with PyTorch
+    // Give each problem a surface drawn from KernelBench's own (file names after the operator,
+    // "Simple model that performs ..." docstrings, sizes named batch_size and dim) instead of the
+    // corpus task's name, description and size names. The solution is unchanged.
+    bool varySurface = false;
 };
 
 struct KernelBenchStyleReport {

@@ -131,6 +131,55 @@ private Q_SLOTS:
             counted += count.get<int>();
         QCOMPARE(static_cast<std::size_t>(counted), m_converted.size());
     }
+
+    // KernelBench's own surface, drawn per task: some problems named after their operator, the
+    // docstrings worded as KernelBench's, the sizes of some named batch_size and dim; each still
+    // converts, and asks for the corpus task's solution, which fits the converted task.
+    void variedSurfaceKeepsTheSolutions() {
+        SynthOptions options;
+        options.variantsPerFamily = 8;
+        // Families of float32 tasks only: PyTorch 1.13 cannot run some half precision maps on a
+        // CPU.
+        options.families = {"expr_tree_unary", "row_sum", "bias_activation"};
+        const auto tasks = synthesizeTasks(options);
+        TemporaryFolder folder("dice-corpus-kernelbench-surface");
+        KernelBenchStyleOptions style;
+        style.directory = folder.path() + "/kernelbench-style";
+        style.varySurface = true;
+        KernelBenchStyleReport report;
+        const auto converted = kernelbenchStyleTasks(tasks, style, &report);
+        QVERIFY2(report.skipped.empty(),
+                 (report.skipped.empty() ? "" : report.skipped.front().second).c_str());
+        QCOMPARE(converted.size(), tasks.size());
+        int operatorNamed = 0, kernelbenchWorded = 0, renamedSizes = 0;
+        for (std::size_t i = 0; i < tasks.size(); ++i) {
+            const Task& t = converted[i].task;
+            QCOMPARE(converted[i].solution, tasks[i].solution);
+            QCOMPARE(t.inputs.size(), tasks[i].task.inputs.size());
+            if (t.name.find(tasks[i].task.name) == std::string::npos)
+                ++operatorNamed;
+            if (t.description.rfind("Simple model that performs", 0) == 0 ||
+                t.description.rfind("A model that computes", 0) == 0)
+                ++kernelbenchWorded;
+            for (const auto& in : t.inputs)
+                for (const auto& d : in.shape)
+                    renamedSizes += d.text == "batch_size" || d.text == "dim";
+            // A description kept as the corpus wrote it keeps its prose ("2-D" stays).
+            if (tasks[i].task.description.find("2-D") != std::string::npos &&
+                t.description.rfind(tasks[i].task.description, 0) == 0)
+                QVERIFY2(t.description.find("2-dim") == std::string::npos, t.name.c_str());
+        }
+        QVERIFY(operatorNamed > 0 && operatorNamed < static_cast<int>(tasks.size()));
+        QVERIFY(kernelbenchWorded > 0 && kernelbenchWorded < static_cast<int>(tasks.size()));
+        QVERIFY(renamedSizes > 0);
+        if (!NvrtcCompiler::available())
+            return;
+        NativeEvaluator evaluator;
+        for (const auto& t : converted) {
+            const auto r = evaluator.compile(t.task, t.solution, t.task.name + ".dice", {});
+            QVERIFY2(r.verdict == Verdict::NotRun, (t.task.name + ": " + r.message).c_str());
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCorpusKernelBench)
