@@ -68,7 +68,8 @@ synth_corpus() {
     if [[ -f corpus/corpus.jsonl && "$(cat corpus/synth-args 2>/dev/null)" == "${args[*]}" ]]; then
         return 0
     fi
-    rm -rf corpus
+    # A curation of the corpus made before is not this one's.
+    rm -rf corpus curation.json
     "$dice" data synth --output corpus "${args[@]}" --python "$python" || return 1
     echo "${args[*]}" >corpus/synth-args
 }
@@ -392,8 +393,9 @@ PY
                 # (NANO_MODEL=run/model), else the embedded one. NANO_EVAL_LABEL goes into the
                 # result files' names, so that two models' evaluations on one machine both stay.
                 if [[ ! -f curation.json ]]; then
-                    committed="$here/bench/results/nano-curation-rethreshold-$device.json"
-                    [[ -f "$committed" ]] || committed="$here/bench/results/nano-curation-$device.json"
+                    committed="$here/bench/results/nano-curation-rethreshold$corpus_label-$device.json"
+                    [[ -f "$committed" ]] ||
+                        committed="$here/bench/results/nano-curation$corpus_label-$device.json"
                     cp "$committed" curation.json
                 fi
                 model="${NANO_MODEL:-dice-nano}"
