@@ -37,6 +37,8 @@ const char* const kUsage =
     "  --no-gradient-checkpointing\n"
     "                      keep every layer's activations instead of running layers again in\n"
     "                      the backward pass (faster where the memory allows)\n"
+    "  --attention-chunk N queries per chunk of the update's masked attention, each chunk over\n"
+    "                      only the keys it may see (default 0: every key at once)\n"
     "  --no-reward         leave the reward service out (it needs a GPU)\n"
     "  --workers N         the reward service's workers on GPU 0 (default 4)\n"
     "  --peak-tflops F     the bfloat16 peak utilisation is taken against (default 989)\n"
@@ -53,8 +55,8 @@ int benchRl(const Invocation& in) {
     const std::vector<std::string> rest(in.args.begin() + 1, in.args.end());
     const Arguments args(rest, {"help", "no-reward", "no-gradient-checkpointing"},
                          {"shape", "device", "tasks", "rollouts", "prompt-tokens", "max-tokens",
-                          "batch", "micro-batch", "accumulation", "workers", "peak-tflops",
-                          "threads", "seed", "output", "nproc"});
+                          "batch", "micro-batch", "accumulation", "attention-chunk", "workers",
+                          "peak-tflops", "threads", "seed", "output", "nproc"});
     if (!args.ok() || !args.positionals().empty()) {
         std::cerr << "dice bench rl: " << (args.ok() ? "" : args.error() + "\n") << kUsage;
         return 2;
@@ -74,6 +76,7 @@ int benchRl(const Invocation& in) {
     o.microBatch = args.integer("micro-batch", o.microBatch);
     o.accumulation = args.integer("accumulation", o.accumulation);
     o.gradientCheckpointing = !args.flag("no-gradient-checkpointing");
+    o.attentionChunk = args.integer("attention-chunk", 0);
     o.rewardWorkers = args.integer("workers", o.rewardWorkers);
     o.peakTflops = args.number("peak-tflops", o.peakTflops);
     o.cpuThreads = args.integer("threads", 0);

@@ -71,9 +71,9 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
             progress(line);
     };
     if (o.tasks < 1 || o.rolloutsPerTask < 2 || o.promptTokens < 1 || o.maxTokens < 1 ||
-        o.rolloutBatch < 1 || o.microBatch < 1 || o.accumulation < 1)
+        o.rolloutBatch < 1 || o.microBatch < 1 || o.accumulation < 1 || o.attentionChunk < 0)
         throw Error("dice bench rl: tasks, prompt and answer lengths and batches must be positive, "
-                    "and a group needs two rollouts at least");
+                    "a group needs two rollouts at least, and an attention chunk is not negative");
     setCpuThreads(o.cpuThreads);
     const bool cuda = o.device == ModelDevice::Cuda;
     const ModelConfig config = benchmarkShape(o.shape);
@@ -228,6 +228,7 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
     update.communicator = comm.get();
     update.buckets = buckets.get();
     model->setGradientCheckpointing(o.gradientCheckpointing);
+    model->setMaskedAttentionChunk(o.attentionChunk);
     say("updating over " + std::to_string(traces.size()) + " rollouts, " +
         std::to_string(o.microBatch) + " a pass");
     if (comm)
@@ -275,6 +276,7 @@ nlohmann::json runRlBenchmark(const RlBenchOptions& o, const RlBenchProgress& pr
               {"micro_batch", o.microBatch},
               {"accumulation", o.accumulation},
               {"gradient_checkpointing", o.gradientCheckpointing},
+              {"attention_chunk", o.attentionChunk},
               {"micro_batches", u.microBatches},
               {"optimizer_steps", u.optimizerSteps},
               {"rows", u.rows},

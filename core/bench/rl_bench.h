@@ -27,6 +27,7 @@ struct RlBenchOptions {
     int microBatch = 1;                // rollouts per forward pass of the update
     int accumulation = 32;             // micro-batches per optimizer step
     bool gradientCheckpointing = true; // as the trainer's default
+    std::int64_t attentionChunk = 0;   // as the trainer's default
     // Judge tasks × rollouts candidates of dice bench reward's mix with the reward service (needs
     // a GPU); without it the step's reward time is left out.
     bool reward = true;

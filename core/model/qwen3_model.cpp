@@ -72,6 +72,61 @@ struct Projected {
     at::Tensor v; // [n, T, kv_heads, D]
 };
 
+// A masked attention split into chunks of queries (setMaskedAttentionChunk): chunk c is the
+// queries [bounds[c], bounds[c + 1]), over the keys `keys[c]` (int64 indices on the device;
+// undefined: every key) under `masks[c]` ([n, 1, rows, keys] bool). Empty: one attention over
+// everything.
+struct AttentionPlan {
+    std::vector<std::int64_t> bounds;
+    std::vector<at::Tensor> keys;
+    std::vector<at::Tensor> masks;
+};
+
+// Key counts a multiple of this, the rest filled with keys the chunk may not see: the fused
+// attention kernels want their key lengths and mask rows aligned.
+constexpr std::int64_t kKeyAlignment = 16;
+
+AttentionPlan planMaskedAttention(const at::Tensor& mask, std::int64_t chunk) {
+    AttentionPlan plan;
+    const std::int64_t T = mask.size(2), S = mask.size(3);
+    if (chunk <= 0 || T <= chunk)
+        return plan;
+    for (std::int64_t q0 = 0; q0 < T; q0 += chunk)
+        plan.bounds.push_back(q0);
+    plan.bounds.push_back(T);
+    // Which keys each chunk sees, for all chunks in one copy to the host.
+    std::vector<at::Tensor> seen;
+    for (std::size_t c = 0; c + 1 < plan.bounds.size(); ++c)
+        seen.push_back(mask.narrow(2, plan.bounds[c], plan.bounds[c + 1] - plan.bounds[c])
+                           .any(0)
+                           .any(0)
+                           .any(0));
+    const auto table = at::stack(seen).to(at::kCPU).contiguous();
+    const auto* bits = table.data_ptr<bool>();
+    for (std::size_t c = 0; c + 1 < plan.bounds.size(); ++c) {
+        const std::int64_t q0 = plan.bounds[c], rows = plan.bounds[c + 1] - q0;
+        const bool* row = bits + static_cast<std::int64_t>(c) * S;
+        std::vector<std::int64_t> keys, unseen;
+        for (std::int64_t j = 0; j < S; ++j)
+            (row[j] ? keys : unseen).push_back(j);
+        for (std::size_t u = 0;
+             u < unseen.size() && static_cast<std::int64_t>(keys.size()) % kKeyAlignment != 0; ++u)
+            keys.push_back(unseen[u]);
+        const auto chunkMask = mask.narrow(2, q0, rows);
+        // Most keys seen: the gather would cost more than it saves.
+        if (static_cast<std::int64_t>(keys.size()) * 4 >= S * 3) {
+            plan.keys.emplace_back();
+            plan.masks.push_back(chunkMask);
+            continue;
+        }
+        std::sort(keys.begin(), keys.end());
+        const auto index = at::tensor(keys, at::TensorOptions().dtype(at::kLong)).to(mask.device());
+        plan.keys.push_back(index);
+        plan.masks.push_back(chunkMask.index_select(3, index));
+    }
+    return plan;
+}
+
 // One expected weight of the checkpoint.
 struct Expected {
     std::string name;
@@ -187,6 +242,7 @@ struct Qwen3Model::Impl {
     bool fusedEnabled = true;
     bool smallRowProducts = false;
     bool checkpointLayers = false;
+    std::int64_t attentionChunk = 0;
     std::string fusedProblem;
 #if DICE_TORCH_CUDA
     std::unique_ptr<DecodeKernels> fused;
@@ -283,21 +339,39 @@ struct Qwen3Model::Impl {
         return y + at::linear(act, layer.down);
     }
 
-    // One whole layer of the uncached, differentiable forward pass.
+    // q [n, T, H, D]; k, v [n, kv, S, D]; mask bool [n, 1, T, S] or undefined. Returns
+    // [n, T, H * D].
+    at::Tensor attendAll(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                         const at::Tensor& mask) const {
+#if DICE_TORCH_AT_LEAST(2, 5)
+        const std::int64_t n = q.size(0), T = q.size(1);
+        const auto out = at::scaled_dot_product_attention(
+            q.transpose(1, 2), k, v, presentMask(mask), 0.0, false, scale(), true);
+        return out.transpose(1, 2).reshape({n, T, H() * D()});
+#else
+        return attendFolded(q, k, v, mask);
+#endif
+    }
+
+    // One whole layer of the uncached, differentiable forward pass; `plan`, when it has chunks,
+    // splits the masked attention as setMaskedAttentionChunk() says.
     at::Tensor layerForward(const Layer& layer, const at::Tensor& x, const at::Tensor& cos,
-                            const at::Tensor& sin, const at::Tensor& mask) const {
+                            const at::Tensor& sin, const at::Tensor& mask,
+                            const AttentionPlan& plan = {}) const {
         const auto p = project(layer, x, cos, sin);
         const auto k = p.k.transpose(1, 2);
         const auto v = p.v.transpose(1, 2);
-#if DICE_TORCH_AT_LEAST(2, 5)
-        const std::int64_t n = x.size(0), T = x.size(1);
-        const auto out = at::scaled_dot_product_attention(
-            p.q.transpose(1, 2), k, v, presentMask(mask), 0.0, false, scale(), true);
-        const auto attention = out.transpose(1, 2).reshape({n, T, H() * D()});
-#else
-        const auto attention = attendFolded(p.q, k, v, mask);
-#endif
-        return finishLayer(layer, x, attention);
+        if (plan.bounds.empty())
+            return finishLayer(layer, x, attendAll(p.q, k, v, mask));
+        std::vector<at::Tensor> parts;
+        for (std::size_t c = 0; c + 1 < plan.bounds.size(); ++c) {
+            const std::int64_t q0 = plan.bounds[c], rows = plan.bounds[c + 1] - q0;
+            const auto& keys = plan.keys[c];
+            parts.push_back(attendAll(p.q.narrow(1, q0, rows),
+                                      keys.defined() ? k.index_select(2, keys) : k,
+                                      keys.defined() ? v.index_select(2, keys) : v, plan.masks[c]));
+        }
+        return finishLayer(layer, x, at::cat(parts, 1));
     }
 
     // Grouped-query attention without copying keys and values per query head: the g query heads
@@ -917,6 +991,7 @@ struct LayerCheckpoint : public torch::autograd::Function<LayerCheckpoint> {
         at::Tensor cos;
         at::Tensor sin;
         at::Tensor mask;
+        const AttentionPlan* plan = nullptr;
     };
 
     static std::vector<at::Tensor> weights(const Layer& l) {
@@ -937,10 +1012,22 @@ struct LayerCheckpoint : public torch::autograd::Function<LayerCheckpoint> {
         ctx->saved_data["has_mask"] = c.mask.defined();
         if (c.mask.defined())
             ctx->saved_data["mask"] = c.mask;
+        // The plan as IValues, for the backward pass's second forward.
+        std::vector<at::Tensor> planKeys, planMasks;
+        c10::List<bool> planGathers;
+        for (std::size_t i = 0; i < c.plan->keys.size(); ++i) {
+            planGathers.push_back(c.plan->keys[i].defined());
+            planKeys.push_back(c.plan->keys[i].defined() ? c.plan->keys[i] : at::empty({0}));
+            planMasks.push_back(c.plan->masks[i]);
+        }
+        ctx->saved_data["plan_bounds"] = c.plan->bounds;
+        ctx->saved_data["plan_keys"] = planKeys;
+        ctx->saved_data["plan_gathers"] = planGathers;
+        ctx->saved_data["plan_masks"] = planMasks;
         ctx->saved_data["autocast"] = AutocastScope::active();
         ctx->saved_data["weights"] = static_cast<std::int64_t>(layerWeights.size());
         ctx->save_for_backward({x});
-        return c.model->layerForward(c.model->layers[c.layer], x, c.cos, c.sin, c.mask);
+        return c.model->layerForward(c.model->layers[c.layer], x, c.cos, c.sin, c.mask, *c.plan);
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
@@ -953,6 +1040,13 @@ struct LayerCheckpoint : public torch::autograd::Function<LayerCheckpoint> {
         const at::Tensor mask = ctx->saved_data["has_mask"].toBool()
                                     ? ctx->saved_data["mask"].toTensor()
                                     : at::Tensor();
+        AttentionPlan plan;
+        plan.bounds = ctx->saved_data["plan_bounds"].toIntVector();
+        const auto planKeys = ctx->saved_data["plan_keys"].toTensorVector();
+        const auto planGathers = ctx->saved_data["plan_gathers"].toBoolList();
+        plan.masks = ctx->saved_data["plan_masks"].toTensorVector();
+        for (std::size_t i = 0; i < planKeys.size(); ++i)
+            plan.keys.push_back(planGathers.get(i) ? planKeys[i] : at::Tensor());
         std::vector<at::Tensor> inputs = {x};
         for (const auto& w : weights(layer))
             inputs.push_back(w);
@@ -963,7 +1057,7 @@ struct LayerCheckpoint : public torch::autograd::Function<LayerCheckpoint> {
             at::AutoGradMode recording(true);
             AutocastScope autocast(ctx->saved_data["autocast"].toBool());
             y = model->layerForward(layer, x, ctx->saved_data["cos"].toTensor(),
-                                    ctx->saved_data["sin"].toTensor(), mask);
+                                    ctx->saved_data["sin"].toTensor(), mask, plan);
         }
         auto grads = torch::autograd::grad({y}, inputs, {outputGrads[0]}, false, false, true);
         torch::autograd::variable_list out = {at::Tensor()};
@@ -992,16 +1086,19 @@ at::Tensor Qwen3Model::forward(const at::Tensor& tokens, const at::Tensor& posit
     const auto [cos, sin] = d->rope(positions.to(device, at::kLong));
     const auto m = mask.defined() ? mask.to(device, at::kBool) : at::Tensor();
     auto x = at::embedding(d->embed, tok);
+    // Planned once: every layer sees the same mask.
+    const AttentionPlan plan =
+        m.defined() ? planMaskedAttention(m, d->attentionChunk) : AttentionPlan{};
     const bool checkpoint = d->checkpointLayers && at::GradMode::is_enabled();
     for (std::size_t l = 0; l < d->layers.size(); ++l) {
         if (checkpoint) {
             // As a TensorList each weight is an input of the node; as a vector it would be one
             // opaque argument, and no gradient would reach the weights.
             const auto weights = LayerCheckpoint::weights(d->layers[l]);
-            x = LayerCheckpoint::apply(LayerCheckpoint::Context{d.get(), l, cos, sin, m}, x,
+            x = LayerCheckpoint::apply(LayerCheckpoint::Context{d.get(), l, cos, sin, m, &plan}, x,
                                        at::TensorList(weights));
         } else
-            x = d->layerForward(d->layers[l], x, cos, sin, m);
+            x = d->layerForward(d->layers[l], x, cos, sin, m, plan);
     }
     if (rows.defined())
         return d->logits(
@@ -1015,6 +1112,16 @@ void Qwen3Model::setGradientCheckpointing(bool enabled) {
 
 bool Qwen3Model::gradientCheckpointing() const {
     return d->checkpointLayers;
+}
+
+void Qwen3Model::setMaskedAttentionChunk(std::int64_t rows) {
+    if (rows < 0)
+        throw Error("setMaskedAttentionChunk: a chunk of " + std::to_string(rows) + " queries");
+    d->attentionChunk = rows;
+}
+
+std::int64_t Qwen3Model::maskedAttentionChunk() const {
+    return d->attentionChunk;
 }
 
 void Qwen3Model::allocateCache(std::int64_t rows, std::int64_t capacity,

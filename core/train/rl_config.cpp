@@ -186,7 +186,8 @@ nlohmann::json toJson(const RlConfig& c) {
           {"micro_batch", c.microBatch},
           {"accumulation", c.accumulation},
           {"mixed_precision", c.mixedPrecision},
-          {"gradient_checkpointing", c.gradientCheckpointing}}},
+          {"gradient_checkpointing", c.gradientCheckpointing},
+          {"attention_chunk", c.attentionChunk}}},
         {"trace_rl", {{"clip_epsilon", c.clipEpsilon}, {"kl_beta", c.klBeta}}},
         {"eval", evaluation},
         {"save_every", c.saveEvery},
@@ -332,8 +333,8 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
     if (f.has("optimizer")) {
         const Fields o(f.at("optimizer"), "config.optimizer",
                        {"learning_rate", "beta1", "beta2", "weight_decay", "epsilon", "clip_norm",
-                        "micro_batch", "accumulation", "mixed_precision",
-                        "gradient_checkpointing"});
+                        "micro_batch", "accumulation", "mixed_precision", "gradient_checkpointing",
+                        "attention_chunk"});
         c.learningRate = o.number("learning_rate", c.learningRate, 0, 1);
         c.beta1 = o.number("beta1", c.beta1, 0, 0.999999);
         c.beta2 = o.number("beta2", c.beta2, 0, 0.999999);
@@ -344,6 +345,7 @@ RlConfig rlConfigFromJson(const nlohmann::json& given) {
         c.accumulation = static_cast<int>(o.whole("accumulation", c.accumulation, 1, 1 << 20));
         c.mixedPrecision = o.flag("mixed_precision", c.mixedPrecision);
         c.gradientCheckpointing = o.flag("gradient_checkpointing", c.gradientCheckpointing);
+        c.attentionChunk = o.whole("attention_chunk", c.attentionChunk, 0, 1 << 20);
     }
     if (f.has("trace_rl")) {
         const Fields t(f.at("trace_rl"), "config.trace_rl", {"clip_epsilon", "kl_beta"});

@@ -86,6 +86,9 @@ struct RlConfig {
     bool mixedPrecision = true; // bfloat16 autocast on CUDA
     // Layers run again in the backward pass instead of keeping their activations (paper §4.6).
     bool gradientCheckpointing = true;
+    // Queries per chunk of the masked attention, each chunk over only the keys it may see
+    // (Qwen3Model::setMaskedAttentionChunk); 0 attends over every key at once.
+    std::int64_t attentionChunk = 0;
 
     std::int64_t evalEvery = 10; // greedy evaluation on held-out tasks (0: never)
     RlData evalData;             // empty tasks: no evaluation

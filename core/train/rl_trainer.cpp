@@ -269,6 +269,7 @@ RlReport runTraining(const RlConfig& config, const RlHooks& hooks) {
     load.placement = placement;
     std::unique_ptr<Qwen3Model> model = Qwen3Model::load(modelFolder, load);
     model->setGradientCheckpointing(config.gradientCheckpointing);
+    model->setMaskedAttentionChunk(config.attentionChunk);
     const ModelConfig& modelConfig = model->config();
     std::int64_t maskId = 0;
     if (modelConfig.maskTokenId)

@@ -12,6 +12,7 @@
 #include "core/model/safetensors.h"
 #include "core/model/safetensors_torch.h"
 #include "core/selftest/model_checks.h"
+#include "core/train/bd3_batch.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -612,6 +613,51 @@ private Q_SLOTS:
             QVERIFY2((grads[0][i] - grads[1][i]).abs().max().item<double>() <= 1e-5 * scale,
                      ("parameter " + std::to_string(i)).c_str());
         }
+    }
+
+    // Training's doubled block-diffusion layout (two rows of different real lengths, padded),
+    // attended in chunks of queries over the keys each chunk may see: the loss and every
+    // gradient are those of one attention over all keys, with and without checkpointed layers.
+    void chunkedMaskedAttentionKeepsLossAndGradients() {
+        const std::int64_t L = 24, T = 2 * L;
+        const auto mask =
+            at::stack({dice::bd3AttentionMask(20, L, 4), dice::bd3AttentionMask(13, L, 4)})
+                .unsqueeze(1);
+        const auto tokens =
+            at::randint(1, 60, {2, T}, at::TensorOptions().dtype(at::kLong)).contiguous();
+        const auto positions =
+            at::arange(L, at::TensorOptions().dtype(at::kLong)).repeat({2, 2}).contiguous();
+        const auto rows =
+            at::tensor({2, 9, 30, 41, 50, 70, 90}, at::TensorOptions().dtype(at::kLong));
+        const auto targets =
+            at::tensor({5, 9, 2, 30, 7, 11, 3}, at::TensorOptions().dtype(at::kLong));
+        for (const bool checkpoint : {false, true}) {
+            std::vector<std::vector<at::Tensor>> grads;
+            std::vector<double> losses;
+            for (const std::int64_t chunk : {0, 8}) {
+                auto model = dice::Qwen3Model::random(dice::tinyModelConfig(), {}, 14, 0.2);
+                model->setGradientCheckpointing(checkpoint);
+                model->setMaskedAttentionChunk(chunk);
+                QCOMPARE(model->maskedAttentionChunk(), chunk);
+                for (auto& p : model->parameters())
+                    p.requires_grad_(true);
+                const auto loss =
+                    at::cross_entropy_loss(model->forward(tokens, positions, mask, rows), targets);
+                loss.backward();
+                losses.push_back(loss.item<double>());
+                grads.emplace_back();
+                for (const auto& p : model->parameters())
+                    grads.back().push_back(p.grad().clone());
+            }
+            QVERIFY(std::abs(losses[0] - losses[1]) <= 1e-5 * std::abs(losses[0]));
+            for (std::size_t i = 0; i < grads[0].size(); ++i) {
+                const double scale = grads[0][i].abs().max().item<double>();
+                QVERIFY2((grads[0][i] - grads[1][i]).abs().max().item<double>() <= 1e-5 * scale,
+                         ("parameter " + std::to_string(i)).c_str());
+            }
+        }
+        auto model = dice::Qwen3Model::random(dice::tinyModelConfig(), {}, 14, 0.2);
+        QVERIFY_THROWS_EXCEPTION(dice::Error, model->setMaskedAttentionChunk(-1));
     }
 
     void scoredRowsAreThoseOfTheFullLogits() {

@@ -387,6 +387,14 @@ private slots:
                       "config.rollout.page_tokens must be a multiple of 32"));
         QVERIFY(fails({{"phases", {{{"steps", 1}}}}, {"rollout", {{"cache_tokens", 4096}}}},
                       "config.rollout.cache_tokens is for a paged cache"));
+        // The update's attention in chunks of queries: a count, off by default.
+        const RlConfig chunked =
+            rlConfigFromJson({{"preset", "cpu-demo"}, {"optimizer", {{"attention_chunk", 256}}}});
+        QCOMPARE(chunked.attentionChunk, std::int64_t(256));
+        QCOMPARE(toJson(rlConfigFromJson(toJson(chunked))).dump(), toJson(chunked).dump());
+        QCOMPARE(changed.attentionChunk, std::int64_t(0));
+        QVERIFY(fails({{"phases", {{{"steps", 1}}}}, {"optimizer", {{"attention_chunk", -1}}}},
+                      "config.optimizer.attention_chunk"));
         // No step and nothing to evaluate is a mistake; no step with an evaluation scores a model.
         QVERIFY(fails({{"phases", {{{"steps", 0}}}}}, "config.phases have no step to run"));
         const RlConfig scoring = rlConfigFromJson(
@@ -466,7 +474,12 @@ private slots:
             {"rollout", {{"max_tokens", 96}, {"batch", 4}}},
             {"reward", {{"mode", "compile"}}},
             {"judge", {{"compile_threads", 2}}},
-            {"optimizer", {{"learning_rate", 1e-5}, {"micro_batch", 2}, {"accumulation", 2}}},
+            // The update's masked attention in chunks of queries, as a GPU run may have it.
+            {"optimizer",
+             {{"learning_rate", 1e-5},
+              {"micro_batch", 2},
+              {"accumulation", 2},
+              {"attention_chunk", 64}}},
             {"eval", {{"every", 0}}},
             {"save_every", 1}};
         const RlReport first = trainRl(rlConfigFromJson(json), judged());
