@@ -82,8 +82,8 @@ struct AttentionPlan {
     std::vector<at::Tensor> masks;
 };
 
-// Key counts a multiple of this, the rest filled with keys the chunk may not see: the fused
-// attention kernels want their key lengths and mask rows aligned.
+// Key counts are rounded up to a multiple of this with keys the chunk may not see: PyTorch's fused
+// attention kernels take aligned key lengths and mask rows without padding them first.
 constexpr std::int64_t kKeyAlignment = 16;
 
 AttentionPlan planMaskedAttention(const at::Tensor& mask, std::int64_t chunk) {
