@@ -392,7 +392,8 @@ private slots:
             rlConfigFromJson({{"preset", "cpu-demo"}, {"optimizer", {{"attention_chunk", 256}}}});
         QCOMPARE(chunked.attentionChunk, std::int64_t(256));
         QCOMPARE(toJson(rlConfigFromJson(toJson(chunked))).dump(), toJson(chunked).dump());
-        QCOMPARE(changed.attentionChunk, std::int64_t(0));
+        QCOMPARE(paper.attentionChunk, std::int64_t(0));
+        QCOMPARE(changed.attentionChunk, std::int64_t(64));
         QVERIFY(fails({{"phases", {{{"steps", 1}}}}, {"optimizer", {{"attention_chunk", -1}}}},
                       "config.optimizer.attention_chunk"));
         // No step and nothing to evaluate is a mistake; no step with an evaluation scores a model.
