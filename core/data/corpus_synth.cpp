@@ -1863,6 +1863,10 @@ std::vector<FamilyInfo> synthFamilies() {
     return out;
 }
 
+int treeVariantCount(const SynthOptions& options) {
+    return options.treeVariants > 0 ? options.treeVariants : options.variantsPerFamily;
+}
+
 std::vector<std::string> defaultHeldOutFamilies() {
     // One of each kind: an activation, a binary map, a fusion, a reduction, a normalisation.
     return {"softsign", "minimum", "mul_add", "row_min", "add_layer_norm"};
@@ -1887,8 +1891,7 @@ std::vector<SynthTask> synthesizeTasks(const SynthOptions& options) {
         throw Error("variants per family must be between 1 and 10000");
     if (options.treeVariants < 0 || options.treeVariants > 10000)
         throw Error("expression-tree variants must be between 0 and 10000");
-    const int treeVariants =
-        options.treeVariants > 0 ? options.treeVariants : options.variantsPerFamily;
+    const int treeVariants = treeVariantCount(options);
 
     std::vector<SynthTask> out;
     // A family whose tasks choose their own split (the expression trees) keeps it unless the

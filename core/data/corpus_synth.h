@@ -57,6 +57,8 @@ struct FamilyInfo {
 };
 
 std::vector<FamilyInfo> synthFamilies();
+// The tasks each expression-tree family makes under `options`.
+int treeVariantCount(const SynthOptions& options);
 std::vector<std::string> defaultHeldOutFamilies();
 
 // Deterministic for a given seed. Throws dice::Error for unknown families (held out or asked).

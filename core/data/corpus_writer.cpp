@@ -247,8 +247,7 @@ std::size_t writeCorpus(const std::string& directory, const std::vector<SynthTas
     manifest["format"] = "dice-corpus/1";
     manifest["seed"] = options.seed;
     manifest["variants_per_family"] = options.variantsPerFamily;
-    manifest["tree_variants"] =
-        options.treeVariants > 0 ? options.treeVariants : options.variantsPerFamily;
+    manifest["tree_variants"] = treeVariantCount(options);
     manifest["held_out_variant_share"] = options.heldOutVariantShare;
     manifest["held_out_families"] =
         options.heldOutFamilies.empty() ? defaultHeldOutFamilies() : options.heldOutFamilies;
